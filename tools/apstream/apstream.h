@@ -100,5 +100,7 @@ int apstream_validate(const apstream_options *o, int roundtrip);
 int apstream_sse2jsonl(const apstream_options *o);
 int apstream_replay(const apstream_options *o);
 int apstream_assemble(const apstream_options *o);
+/* `apstream serve ...` (serve.c): options of its own; only when built with ap_server. */
+int apstream_serve(int argc, char **argv);
 
 #endif

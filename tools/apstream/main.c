@@ -7,6 +7,8 @@
  *   apstream sse2jsonl [--strict] [FILE]
  *   apstream assemble  [--strict] [--case C] [--input F] [FILE]
  *   apstream replay --capacity N [--bytes B] [--redis URL] --request REQUEST.json [--case C] [FILE]
+ *   apstream serve [--listen HOST:PORT] --script FILE... [--pace realtime|MS|0] [--api-key KEY]
+ *                  [--cors ORIGINS] [--drop-after N]       (serve.c; built with ap_server)
  *
  * FILE is JSONL (one JSON text per line), SSE, or one JSON document,
  * detected unless --input says; "-" or no FILE reads standard input, as a
@@ -36,6 +38,8 @@ static const char usage_text[] =
     "  sse2jsonl    print the data of every SSE event, one per line\n"
     "  assemble     assemble streamed messages and tool runs into final values\n"
     "  replay       load events into a replay buffer and answer a subscription\n"
+    "  serve        serve scripts as a mock agent server over HTTP/SSE and WebSocket\n"
+    "               (apstream serve --help)\n"
     "\n"
     "FILE: the capture; \"-\" or none: standard input, read as a stream.\n"
     "\n"
@@ -161,6 +165,13 @@ int main(int argc, char **argv)
     o.type_name = "Message";
     o.max_record = 64u << 20;
     o.max_errors = 100;
+    if (argc >= 2 && strcmp(argv[1], "serve") == 0) {
+#ifdef APSTREAM_HAVE_SERVER
+        return apstream_serve(argc, argv);
+#else
+        return usage("serve: this apstream was built without libwebsockets (ap_server)");
+#endif
+    }
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(usage_text, stdout);

@@ -1,0 +1,1653 @@
+/*
+ * ap_server.c - the thread server on libwebsockets (see ap_server.h and
+ * docs/server.md).
+ *
+ * One service thread runs the lws loop; every connection's state lives in
+ * its lws session data (`conn`). A thread of the product's is a replay log
+ * (aps_replay_store, in memory) of its events, kept as SSE records (`id:`,
+ * `event:`, `data:`): an SSE subscriber is sent the records as they are, a
+ * WebSocket subscriber their `data:` JSON. Subscribers are cursors on the
+ * log (aps_replay_cursor), so publishing never waits for a subscriber and a
+ * slow one costs no memory but its cursor: it falls behind until it is
+ * `max_lag` events behind, and is then disconnected. Publishing appends
+ * under the thread's lock and wakes the loop (lws_cancel_service), which
+ * asks every subscriber that is behind for a writable callback.
+ */
+#include "ap_server.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <libwebsockets.h>
+
+#include "ap_replay.h"
+#include "ap_response.h"
+#include "ap_route.h"
+#include "aps/replay_store.h"
+
+#define CHUNK_BYTES (64u * 1024u)   /* what one writable callback sends at most, but one bigger event */
+#define WS_MESSAGES_PER_WRITE 32u   /* WebSocket frames per writable callback */
+#define MAX_ID 256u                 /* thread ids, subscription ids, header values we keep */
+
+/* ---- threads ------------------------------------------------------------------ */
+
+typedef struct srv_thread {
+    char *id;
+    size_t id_len;
+    aps_replay_store *log;
+    pthread_mutex_t lock;       /* numbering and appending: one event at a time */
+    uint64_t last_seq;          /* read by the loop with __atomic */
+    char *state;                /* `data` of the latest root values event (under lock) */
+    size_t state_len;
+    aps_json_writer json;       /* under lock */
+    char *record;               /* the SSE record being built (under lock) */
+    size_t record_cap;
+    struct srv_thread *next;
+} srv_thread;
+
+/* ---- connections ---------------------------------------------------------------- */
+
+typedef enum route_kind { R_NONE, R_STREAM, R_COMMANDS, R_STATE } route_kind;
+typedef enum conn_kind { C_HTTP, C_SSE, C_WS } conn_kind;
+
+typedef struct sub {
+    char id[32];
+    aps_filter filter;
+    aps_replay_cursor cur;
+    int missed;                 /* a miss to report before the next event (SSE) */
+    aps_replay_gap gap;
+    int peeked;                 /* WebSocket: the cursor stands on an event of seq peek_seq */
+    uint64_t peek_seq;
+} sub;
+
+typedef struct conn {
+    struct lws *wsi;
+    conn_kind kind;
+    route_kind route;
+    srv_thread *thread;
+    int counted;                /* counted in srv->connections */
+    int cors;                   /* the request's Origin is allowed: echo it */
+    char origin[MAX_ID];
+    char last_event_id[MAX_ID];
+    char *body;                 /* request body, or WebSocket message being received */
+    size_t body_len;
+    int body_too_large;
+    char *out;                  /* HTTP: the response body; WS: queued messages, each a 4-byte length and bytes */
+    size_t out_len, out_off;
+    sub *subs;                  /* SSE: one; WS: up to max_subscriptions */
+    size_t nsubs;
+    uint64_t events_sent;
+    uint64_t last_write_ms;
+    int closing;                /* close after what is queued is written */
+    int wake;                   /* lws asked for a writable callback */
+    struct conn *prev, *next;   /* streams: SSE and WS connections */
+    unsigned char *chunk;       /* LWS_PRE + what one write sends */
+    size_t chunk_cap;
+} conn;
+
+struct ap_server {
+    ap_server_options opt;
+    struct lws_context *ctx;
+    struct lws_vhost *vhost;
+    pthread_t loop;
+    int loop_started;
+    unsigned port;
+    pthread_mutex_t lock;       /* the thread list */
+    srv_thread *threads;
+    size_t nthreads;
+    conn *streams;              /* service thread only */
+    size_t connections;         /* service thread only */
+    uint64_t next_sub_id;
+    volatile int stopping;      /* set by ap_server_stop, read by the loop */
+    uint64_t stop_deadline_ms;
+    lws_sorted_usec_list_t heartbeat;
+    char *cors;                 /* opt.cors_origins, copied */
+    char *api_key;
+};
+
+static uint64_t now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
+}
+
+static uint64_t mono_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
+}
+
+static void slog(ap_server *s, const char *fmt, ...)
+{
+    char line[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (s->opt.log != NULL)
+        s->opt.log(s->opt.user, line);
+    else
+        fprintf(stderr, "ap_server: %s\n", line);
+}
+
+static void thread_free(srv_thread *t)
+{
+    aps_replay_store_close(t->log);
+    pthread_mutex_destroy(&t->lock);
+    aps_json_writer_deinit(&t->json);
+    free(t->record);
+    free(t->state);
+    free(t->id);
+    free(t);
+}
+
+/* The thread named `id`, made when missing (NULL: too many threads, or no memory). */
+static srv_thread *thread_get(ap_server *s, const char *id, size_t len, int create)
+{
+    srv_thread *t;
+    pthread_mutex_lock(&s->lock);
+    for (t = s->threads; t != NULL; t = t->next)
+        if (t->id_len == len && memcmp(t->id, id, len) == 0)
+            break;
+    if (t == NULL && create && s->nthreads < s->opt.max_threads) {
+        t = calloc(1, sizeof *t);
+        if (t != NULL && (t->id = malloc(len + 1)) != NULL &&
+            aps_replay_store_open_memory(&t->log, &s->opt.replay, NULL) == APS_OK) {
+            memcpy(t->id, id, len);
+            t->id[len] = '\0';
+            t->id_len = len;
+            pthread_mutex_init(&t->lock, NULL);
+            aps_json_writer_init(&t->json, NULL);
+            t->next = s->threads;
+            s->threads = t;
+            s->nthreads++;
+        } else if (t != NULL) {
+            free(t->id);
+            free(t);
+            t = NULL;
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+    return t;
+}
+
+/* ---- publishing ------------------------------------------------------------------ */
+
+static int field_ok(aps_slice v)
+{
+    size_t i;
+    for (i = 0; i < v.len; i++)
+        if (v.ptr[i] == '\n' || v.ptr[i] == '\r' || v.ptr[i] == '\0')
+            return 0;
+    return 1;
+}
+
+/* Appends to the thread's record buffer; -1 out of memory. */
+static int record_put(srv_thread *t, size_t *len, const char *p, size_t n)
+{
+    if (*len + n > t->record_cap) {
+        size_t cap = t->record_cap ? t->record_cap : 1024;
+        char *grown;
+        while (cap < *len + n)
+            cap *= 2;
+        if ((grown = realloc(t->record, cap)) == NULL)
+            return -1;
+        t->record = grown;
+        t->record_cap = cap;
+    }
+    memcpy(t->record + *len, p, n);
+    *len += n;
+    return 0;
+}
+
+/* The thread for a publish in *t, made when missing. */
+static aps_status publish_thread(ap_server *s, aps_slice thread_id, srv_thread **t, aps_error *err)
+{
+    if (thread_id.ptr == NULL || thread_id.len == 0 || thread_id.len >= MAX_ID)
+        return aps_error_set(err, APS_E_ARGUMENT, 0, "a thread id of 1-%u bytes", MAX_ID - 1);
+    if ((*t = thread_get(s, thread_id.ptr, thread_id.len, 1)) == NULL)
+        return aps_error_set(err, APS_E_LIMIT, 0, "too many threads (max_threads %zu)", s->opt.max_threads);
+    return APS_OK;
+}
+
+/*
+ * The common end of both publish calls (under t->lock): frames the event
+ * whose JSON is in t->json as an SSE record, appends it with `meta` and
+ * keeps a root values event's `data` as the state.
+ */
+static aps_status publish_record(srv_thread *t, aps_slice method, aps_slice event_id, const aps_replay_meta *meta,
+                                 aps_json_raw state, uint64_t *seq, aps_error *err)
+{
+    size_t len = 0;
+    aps_status st;
+    if (record_put(t, &len, "id: ", 4) != 0 || record_put(t, &len, event_id.ptr, event_id.len) != 0 ||
+        record_put(t, &len, "\nevent: ", 8) != 0 || record_put(t, &len, method.ptr, method.len) != 0 ||
+        record_put(t, &len, "\ndata: ", 7) != 0 ||
+        record_put(t, &len, aps_json_writer_data(&t->json), aps_json_writer_len(&t->json)) != 0 ||
+        record_put(t, &len, "\n\n", 2) != 0)
+        return aps_error_set(err, APS_E_NOMEM, 0, "no memory for the event");
+    if ((st = aps_replay_store_append(t->log, t->record, len, meta, seq, err)) != APS_OK)
+        return st;
+    if (state.ptr != NULL && meta->channel == APS_CHANNEL_VALUES && meta->ns.count == 0) {
+        char *copy = malloc(state.len + 1);
+        if (copy != NULL) {
+            memcpy(copy, state.ptr, state.len);
+            copy[state.len] = '\0';
+            free(t->state);
+            t->state = copy;
+            t->state_len = state.len;
+        }
+    }
+    __atomic_store_n(&t->last_seq, *seq, __ATOMIC_RELEASE);
+    return APS_OK;
+}
+
+/* Where an event's params keep its timestamp; NULL for an unknown kind. */
+static ap_timestamp_t *timestamp_of(ap_event_t *ev)
+{
+    ap_event_data_t *d = &ev->event_data;
+    switch (d->kind) {
+    case AP_EVENT_DATA_LIFECYCLE_EVENT: return &d->u.lifecycle_event.params.timestamp;
+    case AP_EVENT_DATA_MESSAGES_EVENT: return &d->u.messages_event.params.timestamp;
+    case AP_EVENT_DATA_TOOLS_EVENT: return &d->u.tools_event.params.timestamp;
+    case AP_EVENT_DATA_INPUT_EVENT: return &d->u.input_event.params.timestamp;
+    case AP_EVENT_DATA_VALUES_EVENT: return &d->u.values_event.params.timestamp;
+    case AP_EVENT_DATA_UPDATES_EVENT: return &d->u.updates_event.params.timestamp;
+    case AP_EVENT_DATA_CHECKPOINTS_EVENT: return &d->u.checkpoints_event.params.timestamp;
+    case AP_EVENT_DATA_TASKS_EVENT: return &d->u.tasks_event.params.timestamp;
+    case AP_EVENT_DATA_CUSTOM_EVENT: return &d->u.custom_event.params.timestamp;
+    default: return NULL;
+    }
+}
+
+aps_status ap_server_publish(ap_server *s, aps_slice thread_id, ap_message_t *msg, uint64_t *seq, aps_error *err)
+{
+    srv_thread *t;
+    ap_event_t *ev;
+    aps_replay_meta meta;
+    aps_encode_options eo;
+    aps_slice method;
+    aps_json_raw state = { NULL, 0 };
+    ap_timestamp_t *ts;
+    char seq_text[24];
+    int own_id;
+    uint64_t s_new = 0;
+    aps_status st;
+    if (s == NULL || msg == NULL || msg->kind != AP_MESSAGE_EVENT)
+        return aps_error_set(err, APS_E_ARGUMENT, 0, "publish takes an event");
+    ev = &msg->u.event;
+    method = ap_event_method(ev);
+    if (method.len == 0 || (ev->has_event_id && (!field_ok(ev->event_id) || ev->event_id.len == 0)))
+        return aps_error_set(err, APS_E_ARGUMENT, 0, "an event of a known method, with an eventId without line breaks");
+    if ((st = publish_thread(s, thread_id, &t, err)) != APS_OK)
+        return st;
+    memset(&eo, 0, sizeof eo);
+    eo.key_case = s->opt.key_case;
+    if ((ts = timestamp_of(ev)) != NULL && *ts == 0)
+        *ts = now_ms();
+    if (ev->event_data.kind == AP_EVENT_DATA_VALUES_EVENT)
+        state = ev->event_data.u.values_event.params.data;
+    pthread_mutex_lock(&t->lock);
+    ev->has_seq = true;
+    ev->seq = t->last_seq + 1;
+    own_id = !ev->has_event_id;
+    if (own_id) {
+        snprintf(seq_text, sizeof seq_text, "%" PRIu64, ev->seq);
+        ev->has_event_id = true;
+        ev->event_id.ptr = seq_text;
+        ev->event_id.len = strlen(seq_text);
+    }
+    aps_json_writer_reset(&t->json);
+    st = ap_message_encode_opts(msg, &t->json, &eo, err);
+    if (st == APS_OK) {
+        ap_event_replay_meta(ev, &meta);
+        st = publish_record(t, method, ev->event_id, &meta, state, &s_new, err);
+    }
+    pthread_mutex_unlock(&t->lock);
+    if (own_id) { /* the caller's message must not point at this stack frame */
+        ev->has_event_id = false;
+        ev->event_id.ptr = NULL;
+        ev->event_id.len = 0;
+    }
+    if (st != APS_OK)
+        return st;
+    if (seq != NULL)
+        *seq = s_new;
+    lws_cancel_service(s->ctx);
+    return APS_OK;
+}
+
+/* Whether `key` is one of the spellings in `names` (NULL-terminated). */
+static int key_is(aps_slice key, const char *const *names)
+{
+    for (; *names != NULL; names++)
+        if (key.len == strlen(*names) && memcmp(key.ptr, *names, key.len) == 0)
+            return 1;
+    return 0;
+}
+
+static void write_key(aps_json_writer *w, const char *schema, const char *snake, aps_key_case kc)
+{
+    const char *k = kc == APS_CASE_SCHEMA ? schema : snake;
+    aps_json_write_key(w, k, strlen(k));
+}
+
+aps_status ap_server_publish_json(ap_server *s, aps_slice thread_id, const char *json, size_t len,
+                                  aps_slice run_id, uint64_t *seq, aps_error *err)
+{
+    static const char *const stamped[] = { "seq", "eventId", "event_id", "runId", "run_id", "type", NULL };
+    static const char *const timestamp[] = { "timestamp", NULL };
+    srv_thread *t;
+    aps_arena arena;
+    aps_json_reader r, pr;
+    aps_json_raw root = { json, len }, params, data = { NULL, 0 }, value;
+    aps_replay_meta meta;
+    aps_slice method, key;
+    char seq_text[24];
+    uint64_t s_new = 0;
+    int more;
+    aps_status st = APS_OK;
+    if (s == NULL || json == NULL)
+        return aps_error_set(err, APS_E_ARGUMENT, 0, "publish_json takes an event's JSON");
+    if ((st = publish_thread(s, thread_id, &t, err)) != APS_OK)
+        return st;
+    aps_arena_init(&arena, NULL);
+    if (ap_event_replay_meta_text(json, len, NULL, &arena, &meta, err) != APS_OK ||
+        aps_json_raw_member(root, "method", 6, &arena, &value, NULL) != APS_OK ||
+        (aps_json_raw_reader(&r, value, &arena), aps_json_read_string(&r, &method, NULL)) != APS_OK ||
+        !field_ok(method) || method.len == 0 ||
+        aps_json_raw_member(root, "params", 6, &arena, &params, NULL) != APS_OK) {
+        aps_arena_deinit(&arena);
+        return aps_error_set(err, APS_E_SYNTAX, 0, "not an event: a JSON object with a string `method` and "
+                                                   "`params.namespace` is needed");
+    }
+    pthread_mutex_lock(&t->lock);
+    snprintf(seq_text, sizeof seq_text, "%" PRIu64, t->last_seq + 1);
+    aps_json_writer_reset(&t->json);
+    aps_json_write_object_begin(&t->json);
+    aps_json_write_key(&t->json, "type", 4);
+    aps_json_write_string(&t->json, "event", 5);
+    write_key(&t->json, "eventId", "event_id", s->opt.key_case);
+    aps_json_write_string(&t->json, seq_text, strlen(seq_text));
+    aps_json_write_key(&t->json, "seq", 3);
+    aps_json_write_uint64(&t->json, t->last_seq + 1);
+    if (run_id.ptr != NULL) {
+        write_key(&t->json, "runId", "run_id", s->opt.key_case);
+        aps_json_write_string(&t->json, run_id.ptr, run_id.len);
+    }
+    /* every other member as written; params with a fresh timestamp */
+    aps_json_raw_reader(&r, root, &arena);
+    if (aps_json_read_object(&r, NULL) != APS_OK)
+        st = APS_E_SYNTAX;
+    while (st == APS_OK && aps_json_next_member(&r, &key, &more, NULL) == APS_OK && more) {
+        if (key_is(key, stamped)) {
+            st = aps_json_skip(&r, NULL);
+            continue;
+        }
+        aps_json_write_key(&t->json, key.ptr, key.len);
+        if (key.len != 6 || memcmp(key.ptr, "params", 6) != 0) {
+            st = aps_json_read_raw(&r, &value, NULL);
+            if (st == APS_OK)
+                aps_json_write_raw(&t->json, value);
+            continue;
+        }
+        st = aps_json_skip(&r, NULL);
+        aps_json_raw_reader(&pr, params, &arena);
+        if (st == APS_OK && (st = aps_json_read_object(&pr, NULL)) == APS_OK) {
+            aps_json_write_object_begin(&t->json);
+            while (st == APS_OK && aps_json_next_member(&pr, &key, &more, NULL) == APS_OK && more) {
+                if (key_is(key, timestamp)) {
+                    st = aps_json_skip(&pr, NULL);
+                    continue;
+                }
+                aps_json_write_key(&t->json, key.ptr, key.len);
+                if ((st = aps_json_read_raw(&pr, &value, NULL)) == APS_OK)
+                    aps_json_write_raw(&t->json, value);
+                if (key.len == 4 && memcmp(key.ptr, "data", 4) == 0)
+                    data = value;
+            }
+            aps_json_write_key(&t->json, "timestamp", 9);
+            aps_json_write_uint64(&t->json, now_ms());
+            aps_json_write_object_end(&t->json);
+        }
+    }
+    aps_json_write_object_end(&t->json);
+    if (st == APS_OK && aps_json_writer_finish(&t->json, err) == APS_OK) {
+        aps_slice id;
+        id.ptr = seq_text;
+        id.len = strlen(seq_text);
+        meta.event_id = id;
+        st = publish_record(t, method, id, &meta, data, &s_new, err);
+    } else if (st != APS_OK) {
+        st = aps_error_set(err, APS_E_SYNTAX, 0, "the event's JSON could not be read again");
+    } else {
+        st = APS_E_SYNTAX;
+    }
+    pthread_mutex_unlock(&t->lock);
+    aps_arena_deinit(&arena);
+    if (st != APS_OK)
+        return st;
+    if (seq != NULL)
+        *seq = s_new;
+    lws_cancel_service(s->ctx);
+    return APS_OK;
+}
+
+aps_status ap_server_state(ap_server *s, aps_slice thread_id, char **json, size_t *len)
+{
+    srv_thread *t = s != NULL ? thread_get(s, thread_id.ptr, thread_id.len, 0) : NULL;
+    aps_status st = APS_E_NOT_FOUND;
+    *json = NULL;
+    *len = 0;
+    if (t == NULL)
+        return st;
+    pthread_mutex_lock(&t->lock);
+    if (t->state != NULL && (*json = malloc(t->state_len + 1)) != NULL) {
+        memcpy(*json, t->state, t->state_len + 1);
+        *len = t->state_len;
+        st = APS_OK;
+    }
+    pthread_mutex_unlock(&t->lock);
+    return st;
+}
+
+/* ---- requests ------------------------------------------------------------------ */
+
+/* Constant-time comparison: how long a prefix matched must not show in the time taken. */
+static int secret_equal(const char *a, size_t alen, const char *b, size_t blen)
+{
+    unsigned char diff = (unsigned char)(alen != blen);
+    size_t i;
+    for (i = 0; i < blen; i++)
+        diff |= (unsigned char)(((const unsigned char *)b)[i] ^ (i < alen ? ((const unsigned char *)a)[i] : 0));
+    return diff == 0;
+}
+
+/* Copies header `h` (a token, or a custom name ending in ':') into buf; its length, -1 when absent. */
+static int header(struct lws *wsi, enum lws_token_indexes h, const char *custom, char *buf, size_t cap)
+{
+    int n;
+    if (custom != NULL) {
+        n = lws_hdr_custom_length(wsi, custom, (int)strlen(custom));
+        if (n < 0 || (size_t)n >= cap)
+            return -1;
+        return lws_hdr_custom_copy(wsi, buf, (int)cap, custom, (int)strlen(custom));
+    }
+    n = lws_hdr_total_length(wsi, h);
+    if (n <= 0 || (size_t)n >= cap)
+        return -1;
+    return lws_hdr_copy(wsi, buf, (int)cap, h);
+}
+
+static int authorized(ap_server *s, struct lws *wsi)
+{
+    char v[MAX_ID];
+    int n;
+    size_t klen;
+    if (s->api_key == NULL)
+        return 1;
+    klen = strlen(s->api_key);
+    if ((n = header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION, NULL, v, sizeof v)) > 7 && strncmp(v, "Bearer ", 7) == 0 &&
+        secret_equal(v + 7, (size_t)n - 7, s->api_key, klen))
+        return 1;
+    n = header(wsi, WSI_TOKEN_COUNT, "x-api-key:", v, sizeof v);
+    return n >= 0 && secret_equal(v, (size_t)n, s->api_key, klen);
+}
+
+/* Whether `origin` is allowed by the comma-separated list. */
+static int origin_allowed(const ap_server *s, const char *origin)
+{
+    const char *p = s->cors;
+    size_t n = strlen(origin);
+    if (p == NULL)
+        return 0;
+    while (*p != '\0') {
+        const char *e = strchr(p, ',');
+        size_t len = e != NULL ? (size_t)(e - p) : strlen(p);
+        while (len > 0 && p[0] == ' ')
+            p++, len--;
+        while (len > 0 && p[len - 1] == ' ')
+            len--;
+        if ((len == 1 && p[0] == '*') || (len == n && memcmp(p, origin, n) == 0))
+            return 1;
+        if (e == NULL)
+            break;
+        p = e + 1;
+    }
+    return 0;
+}
+
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/*
+ * Splits "/threads/{id}/rest" into the id (percent-decoded into `id`) and
+ * the route. R_NONE when the path is none of ours.
+ */
+static route_kind parse_path(const char *uri, char *id, size_t cap, size_t *id_len)
+{
+    const char *p, *slash;
+    size_t n = 0;
+    if (strncmp(uri, "/threads/", 9) != 0)
+        return R_NONE;
+    p = uri + 9;
+    if ((slash = strchr(p, '/')) == NULL || slash == p)
+        return R_NONE;
+    while (p < slash) {
+        char c = *p++;
+        if (c == '%') {
+            int hi = slash - p >= 2 ? hex_digit(p[0]) : -1, lo = slash - p >= 2 ? hex_digit(p[1]) : -1;
+            if (hi < 0 || lo < 0)
+                return R_NONE;
+            c = (char)(hi * 16 + lo);
+            p += 2;
+        }
+        if (n + 1 >= cap || c == '\0')
+            return R_NONE;
+        id[n++] = c;
+    }
+    id[n] = '\0';
+    *id_len = n;
+    if (strcmp(slash, "/stream/events") == 0 || strcmp(slash, "/stream") == 0)
+        return R_STREAM;
+    if (strcmp(slash, "/commands") == 0)
+        return R_COMMANDS;
+    if (strcmp(slash, "/state") == 0)
+        return R_STATE;
+    return R_NONE;
+}
+
+/* ---- responses ------------------------------------------------------------------- */
+
+static int add_header(struct lws *wsi, const char *name, const char *value, unsigned char **p, unsigned char *end)
+{
+    return lws_add_http_header_by_name(wsi, (const unsigned char *)name, (const unsigned char *)value,
+                                       (int)strlen(value), p, end);
+}
+
+static int add_cors(const conn *c, struct lws *wsi, unsigned char **p, unsigned char *end)
+{
+    if (!c->cors)
+        return 0;
+    return add_header(wsi, "access-control-allow-origin:", c->origin, p, end) ||
+           add_header(wsi, "vary:", "Origin", p, end);
+}
+
+/*
+ * Writes the headers of a response whose body (`body`, copied) follows in
+ * the next writable callback; `len` SIZE_MAX: an event stream. 0, or -1
+ * to close the connection.
+ */
+static int respond(conn *c, unsigned status, const char *type, const char *body, size_t len)
+{
+    unsigned char buf[LWS_PRE + 1024], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
+    int stream = len == SIZE_MAX;
+    if (!stream) {
+        free(c->out);
+        c->out = len > 0 ? malloc(len) : NULL;
+        if (len > 0 && c->out == NULL)
+            return -1;
+        if (len > 0)
+            memcpy(c->out, body, len);
+        c->out_len = len;
+        c->out_off = 0;
+    }
+    if (lws_add_http_common_headers(c->wsi, status, type, stream ? LWS_ILLEGAL_HTTP_CONTENT_LEN : len, &p, end) ||
+        add_cors(c, c->wsi, &p, end) ||
+        (stream && (add_header(c->wsi, "cache-control:", "no-cache", &p, end) ||
+                    add_header(c->wsi, "x-accel-buffering:", "no", &p, end))) ||
+        lws_finalize_write_http_header(c->wsi, start, &p, end))
+        return -1;
+    lws_callback_on_writable(c->wsi);
+    return 0;
+}
+
+/* An ErrorResponse (id of `cmd`, or null) with `code` and the message, as the response body. */
+static int respond_error(ap_server *s, conn *c, unsigned status, const ap_command_t *cmd, ap_error_code_t code,
+                         const char *fmt, ...)
+{
+    char text[512];
+    aps_slice why;
+    ap_message_t msg;
+    aps_json_writer w;
+    aps_encode_options eo;
+    va_list ap;
+    int rc = -1;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    why.ptr = text;
+    why.len = strlen(text);
+    ap_response_error(&msg, cmd, code, why);
+    memset(&eo, 0, sizeof eo);
+    eo.key_case = s->opt.key_case;
+    aps_json_writer_init(&w, NULL);
+    if (ap_message_encode_opts(&msg, &w, &eo, NULL) == APS_OK)
+        rc = respond(c, status, "application/json", aps_json_writer_data(&w), aps_json_writer_len(&w));
+    aps_json_writer_deinit(&w);
+    slog(s, "%s %u: %s", c->thread != NULL ? c->thread->id : "-", status, text);
+    return rc;
+}
+
+/* Writes what is left of an HTTP response body; 0 to keep the connection, -1 to close it. */
+static int write_body(conn *c)
+{
+    size_t n = c->out_len - c->out_off;
+    unsigned char *buf;
+    int rc;
+    if (n > CHUNK_BYTES)
+        n = CHUNK_BYTES;
+    buf = malloc(LWS_PRE + n + 1);
+    if (buf == NULL)
+        return -1;
+    if (n > 0)
+        memcpy(buf + LWS_PRE, c->out + c->out_off, n);
+    c->out_off += n;
+    rc = lws_write(c->wsi, buf + LWS_PRE, n,
+                   c->out_off == c->out_len ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP) < (int)n ? -1 : 0;
+    free(buf);
+    if (rc != 0)
+        return -1;
+    if (c->out_off < c->out_len) {
+        lws_callback_on_writable(c->wsi);
+        return 0;
+    }
+    free(c->out);
+    c->out = NULL;
+    c->out_len = c->out_off = 0;
+    return lws_http_transaction_completed(c->wsi) ? -1 : 0;
+}
+
+/* ---- subscriptions --------------------------------------------------------------- */
+
+static void stream_add(ap_server *s, conn *c)
+{
+    c->next = s->streams;
+    c->prev = NULL;
+    if (s->streams != NULL)
+        s->streams->prev = c;
+    s->streams = c;
+}
+
+static void stream_remove(ap_server *s, conn *c)
+{
+    if (c->prev != NULL)
+        c->prev->next = c->next;
+    else if (s->streams == c)
+        s->streams = c->next;
+    if (c->next != NULL)
+        c->next->prev = c->prev;
+    c->prev = c->next = NULL;
+}
+
+static void subs_free(conn *c)
+{
+    size_t i;
+    for (i = 0; i < c->nsubs; i++)
+        aps_filter_deinit(&c->subs[i].filter);
+    free(c->subs);
+    c->subs = NULL;
+    c->nsubs = 0;
+}
+
+/* A new subscription of `c` with `filter` (taken) from `start`; NULL when full or out of memory. */
+static sub *sub_add(ap_server *s, conn *c, aps_filter *filter, const aps_replay_start *start, aps_error *err)
+{
+    sub *grown, *u;
+    size_t cap = c->kind == C_SSE ? 1 : s->opt.max_subscriptions;
+    if (c->nsubs >= cap) {
+        aps_error_set(err, APS_E_LIMIT, 0, "at most %zu subscriptions per connection", cap);
+        return NULL;
+    }
+    if ((grown = realloc(c->subs, (c->nsubs + 1) * sizeof *grown)) == NULL) {
+        aps_error_set(err, APS_E_NOMEM, 0, "no memory for the subscription");
+        return NULL;
+    }
+    c->subs = grown;
+    u = &c->subs[c->nsubs];
+    memset(u, 0, sizeof *u);
+    u->filter = *filter;
+    if (aps_replay_store_cursor_init(c->thread->log, &u->cur, &u->filter, start, err) != APS_OK)
+        return NULL;
+    snprintf(u->id, sizeof u->id, "sub-%" PRIu64, ++s->next_sub_id);
+    c->nsubs++;
+    return u;
+}
+
+/* Whether any subscription of `c` has events to send (or a miss to report). */
+static int behind(const conn *c)
+{
+    uint64_t last = __atomic_load_n(&c->thread->last_seq, __ATOMIC_ACQUIRE);
+    size_t i;
+    for (i = 0; i < c->nsubs; i++)
+        if (c->subs[i].cur.next_seq <= last || c->subs[i].cur.baseline_before != 0 ||
+            c->subs[i].cur.unknown_point || c->subs[i].missed)
+            return 1;
+    return 0;
+}
+
+/* How far the slowest subscription of `c` is behind its thread. */
+static uint64_t lag(const conn *c)
+{
+    uint64_t last = __atomic_load_n(&c->thread->last_seq, __ATOMIC_ACQUIRE), worst = 0;
+    size_t i;
+    for (i = 0; i < c->nsubs; i++)
+        if (c->subs[i].cur.next_seq <= last && last - c->subs[i].cur.next_seq + 1 > worst)
+            worst = last - c->subs[i].cur.next_seq + 1;
+    return worst;
+}
+
+/* ---- writing events ------------------------------------------------------------- */
+
+typedef struct chunk_fill {
+    conn *c;
+    size_t len;     /* bytes in c->chunk after LWS_PRE */
+    size_t count;
+    int websocket;  /* 1: take the `data:` JSON only, one event; 2: take one event and drop it */
+} chunk_fill;
+
+/* Room for `n` more bytes in the connection's chunk; 0, or -1 out of memory. */
+static int chunk_room(conn *c, size_t used, size_t n)
+{
+    if (LWS_PRE + used + n > c->chunk_cap) {
+        size_t cap = LWS_PRE + used + n;
+        unsigned char *grown;
+        if (cap < LWS_PRE + CHUNK_BYTES)
+            cap = LWS_PRE + CHUNK_BYTES;
+        if ((grown = realloc(c->chunk, cap)) == NULL)
+            return -1;
+        c->chunk = grown;
+        c->chunk_cap = cap;
+    }
+    return 0;
+}
+
+static int take_event(void *ctx, const aps_replay_event *ev)
+{
+    chunk_fill *f = ctx;
+    const uint8_t *p = ev->bytes;
+    size_t n = ev->len;
+    if (f->websocket == 2)
+        return f->count++ > 0;
+    if (f->websocket) {
+        /* the record is "id: ...\nevent: ...\ndata: JSON\n\n": the frame is the JSON */
+        const uint8_t *d = NULL;
+        size_t i;
+        if (f->count > 0)
+            return 1;
+        for (i = 0; i + 7 <= n; i++)
+            if (memcmp(p + i, "\ndata: ", 7) == 0) {
+                d = p + i + 7;
+                break;
+            }
+        if (d == NULL || (size_t)(p + n - d) < 2)
+            return 0; /* not ours: skipped */
+        n = (size_t)(p + n - d) - 2;
+        p = d;
+    } else if (f->len > 0 && f->len + n > CHUNK_BYTES) {
+        return 1; /* the next write */
+    }
+    if (chunk_room(f->c, f->len, n) != 0)
+        return 1;
+    memcpy(f->c->chunk + LWS_PRE + f->len, p, n);
+    f->len += n;
+    f->count++;
+    return 0;
+}
+
+/* Closes a stream that fell too far behind: it reconnects and resumes, or is told it missed. */
+static int too_slow(ap_server *s, conn *c)
+{
+    uint64_t behind_by = lag(c);
+    if (behind_by <= s->opt.max_lag)
+        return 0;
+    slog(s, "%s: disconnecting a subscriber %" PRIu64 " events behind (max_lag %zu)", c->thread->id, behind_by,
+         s->opt.max_lag);
+    return 1;
+}
+
+/* SSE: one write of what the subscription is owed, a miss comment, or a heartbeat. 0 or -1 (close). */
+static int write_sse(ap_server *s, conn *c)
+{
+    sub *u = &c->subs[0];
+    chunk_fill f;
+    size_t n = 0;
+    aps_status st;
+    memset(&f, 0, sizeof f);
+    f.c = c;
+    if (too_slow(s, c))
+        return -1;
+    st = aps_replay_store_read(c->thread->log, &u->cur, 4096, take_event, &f, &n, &u->gap, NULL);
+    if (st == APS_E_MISSED) {
+        char line[160];
+        int m = snprintf(line, sizeof line, ": missed %" PRIu64 " events; oldest seq %" PRIu64 "\n\n", u->gap.lost,
+                         u->gap.oldest_seq);
+        if (chunk_room(c, 0, (size_t)m) != 0)
+            return -1;
+        memcpy(c->chunk + LWS_PRE, line, (size_t)m);
+        f.len = (size_t)m;
+        slog(s, "%s: a stream missed %" PRIu64 " events", c->thread->id, u->gap.lost);
+    } else if (st != APS_OK) {
+        return -1;
+    } else if (f.len == 0) {
+        if (s->stopping && !behind(c))
+            return -1;
+        if (mono_ms() - c->last_write_ms < s->opt.heartbeat_ms)
+            return 0;
+        if (chunk_room(c, 0, 16) != 0)
+            return -1;
+        memcpy(c->chunk + LWS_PRE, ": heartbeat\n\n", 13);
+        f.len = 13;
+    }
+    if (lws_write(c->wsi, c->chunk + LWS_PRE, f.len, LWS_WRITE_HTTP) < (int)f.len)
+        return -1;
+    c->last_write_ms = mono_ms();
+    c->events_sent += f.count;
+    if (s->opt.drop_after != 0 && c->events_sent >= s->opt.drop_after) {
+        slog(s, "%s: dropping a stream after %" PRIu64 " events (drop_after)", c->thread->id, c->events_sent);
+        return -1;
+    }
+    if (behind(c) || (s->stopping))
+        lws_callback_on_writable(c->wsi);
+    return 0;
+}
+
+static int note_seq(void *ctx, const aps_replay_event *ev)
+{
+    *(uint64_t *)ctx = ev->seq;
+    return 1; /* not taken: the next read offers it again */
+}
+
+/*
+ * Where the subscription's next event is (u->peeked, u->peek_seq), without
+ * taking it: the read stops on it. A miss is logged (a WebSocket has no
+ * message for it; subscription.reconnect reports one). 0, or -1 to close.
+ */
+static int peek(ap_server *s, conn *c, sub *u)
+{
+    int tries;
+    if (u->peeked)
+        return 0;
+    for (tries = 0; tries < 2; tries++) {
+        uint64_t seq = 0;
+        size_t n = 0;
+        aps_status st = aps_replay_store_read(c->thread->log, &u->cur, 1, note_seq, &seq, &n, &u->gap, NULL);
+        if (st == APS_E_MISSED) {
+            slog(s, "%s: subscription %s missed %" PRIu64 " events", c->thread->id, u->id, u->gap.lost);
+            continue;
+        }
+        if (st != APS_OK)
+            return -1;
+        u->peeked = seq != 0;
+        u->peek_seq = seq;
+        return 0;
+    }
+    return 0;
+}
+
+/* Queues one WebSocket message (JSON) on `c`; 0, or -1 out of memory. */
+static int ws_queue(conn *c, const char *json, size_t len)
+{
+    char *grown = realloc(c->out, c->out_len + 4 + len);
+    uint32_t n = (uint32_t)len;
+    if (grown == NULL)
+        return -1;
+    c->out = grown;
+    memcpy(c->out + c->out_len, &n, 4);
+    memcpy(c->out + c->out_len + 4, json, len);
+    c->out_len += 4 + len;
+    lws_callback_on_writable(c->wsi);
+    return 0;
+}
+
+/* WebSocket: queued responses first, then events round robin over the subscriptions. 0 or -1. */
+static int write_ws(ap_server *s, conn *c)
+{
+    unsigned sent = 0;
+    while (c->out_off < c->out_len && sent < WS_MESSAGES_PER_WRITE && !lws_send_pipe_choked(c->wsi)) {
+        uint32_t n;
+        memcpy(&n, c->out + c->out_off, 4);
+        if (chunk_room(c, 0, n) != 0)
+            return -1;
+        memcpy(c->chunk + LWS_PRE, c->out + c->out_off + 4, n);
+        c->out_off += 4 + n;
+        if (lws_write(c->wsi, c->chunk + LWS_PRE, n, LWS_WRITE_TEXT) < (int)n)
+            return -1;
+        sent++;
+    }
+    if (c->out_off == c->out_len) {
+        free(c->out);
+        c->out = NULL;
+        c->out_len = c->out_off = 0;
+    } else {
+        lws_callback_on_writable(c->wsi);
+        return 0;
+    }
+    if (c->closing)
+        return -1;
+    if (c->nsubs > 0 && too_slow(s, c))
+        return -1;
+    while (sent < WS_MESSAGES_PER_WRITE && !lws_send_pipe_choked(c->wsi)) {
+        size_t i, best = SIZE_MAX;
+        uint64_t best_seq = 0;
+        chunk_fill f;
+        size_t n = 0;
+        /* the connection's one stream: the next event of any subscription, in seq order, once */
+        for (i = 0; i < c->nsubs; i++) {
+            sub *u = &c->subs[i];
+            if (peek(s, c, u) != 0)
+                return -1;
+            if (u->peeked && (best == SIZE_MAX || u->peek_seq < best_seq)) {
+                best = i;
+                best_seq = u->peek_seq;
+            }
+        }
+        if (best == SIZE_MAX)
+            break;
+        memset(&f, 0, sizeof f);
+        f.c = c;
+        f.websocket = 1;
+        if (aps_replay_store_read(c->thread->log, &c->subs[best].cur, 1, take_event, &f, &n, &c->subs[best].gap,
+                                  NULL) != APS_OK)
+            continue; /* evicted since the peek: the next peek says the miss */
+        c->subs[best].peeked = 0;
+        for (i = 0; i < c->nsubs; i++)
+            if (i != best && c->subs[i].peeked && c->subs[i].peek_seq == best_seq) {
+                /* the same event, matched by another subscription: sent once */
+                chunk_fill skip;
+                memset(&skip, 0, sizeof skip);
+                skip.c = c;
+                skip.websocket = 2;
+                if (aps_replay_store_read(c->thread->log, &c->subs[i].cur, 1, take_event, &skip, &n,
+                                          &c->subs[i].gap, NULL) != APS_OK)
+                    slog(s, "%s: subscription %s lost its place", c->thread->id, c->subs[i].id);
+                c->subs[i].peeked = 0;
+            }
+        if (f.len == 0)
+            continue;
+        if (lws_write(c->wsi, c->chunk + LWS_PRE, f.len, LWS_WRITE_TEXT) < (int)f.len)
+            return -1;
+        c->events_sent++;
+        sent++;
+        if (s->opt.drop_after != 0 && c->events_sent >= s->opt.drop_after) {
+            slog(s, "%s: dropping a WebSocket after %" PRIu64 " events (drop_after)", c->thread->id, c->events_sent);
+            return -1;
+        }
+    }
+    if (c->out_len > 0 || behind(c))
+        lws_callback_on_writable(c->wsi);
+    c->last_write_ms = mono_ms();
+    return 0;
+}
+
+/* ---- commands -------------------------------------------------------------------- */
+
+/* The filter of SubscribeParams: the same fields as an EventStreamRequest. */
+static aps_status subscribe_filter(const ap_subscribe_params_t *p, aps_filter *f, aps_arena *arena, aps_error *err)
+{
+    ap_event_stream_request_t req;
+    memset(&req, 0, sizeof req);
+    req.channels.items = p->channels.items;
+    req.channels.count = p->channels.count;
+    req.has_namespaces = p->has_namespaces;
+    req.namespaces.items = p->namespaces.items;
+    req.namespaces.count = p->namespaces.count;
+    req.has_depth = p->has_depth;
+    req.depth = p->depth;
+    return ap_filter_init_request(f, &req, arena, err);
+}
+
+static int count_event(void *ctx, const aps_replay_event *ev)
+{
+    (void)ev;
+    ++*(uint64_t *)ctx;
+    return 0;
+}
+
+/* The events a subscription from `start` with `filter` would be replayed now (a dry read). */
+static uint64_t replay_count(srv_thread *t, const aps_filter *filter, const aps_replay_start *start)
+{
+    aps_replay_cursor cur;
+    uint64_t n = 0;
+    size_t got = 1;
+    aps_replay_gap gap;
+    if (aps_replay_store_cursor_init(t->log, &cur, filter, start, NULL) != APS_OK)
+        return 0;
+    while (got > 0) {
+        aps_status st = aps_replay_store_read(t->log, &cur, 4096, count_event, &n, &got, &gap, NULL);
+        if (st == APS_E_MISSED) {
+            got = 1;
+            continue;
+        }
+        if (st != APS_OK)
+            break;
+    }
+    return n;
+}
+
+/* The WebSocket's own commands: subscription.*. Fills `response`. */
+static void ws_subscription_command(ap_server *s, conn *c, const ap_command_t *cmd, ap_message_t *response,
+                                    aps_arena *arena)
+{
+    const ap_command_data_t *d = &cmd->command_data;
+    aps_error err = APS_ERROR_INIT;
+    char why[640];
+    aps_slice msg;
+    size_t i;
+    if (d->kind == AP_COMMAND_DATA_SUBSCRIPTION_SUBSCRIBE) {
+        aps_filter f;
+        aps_replay_start start;
+        sub *u;
+        ap_result_data_t *r;
+        memset(&start, 0, sizeof start);
+        start.from = APS_REPLAY_FROM_RUN;
+        if (subscribe_filter(&d->u.subscription_subscribe.params, &f, arena, &err) != APS_OK) {
+            snprintf(why, sizeof why, "%s", err.message);
+            goto invalid;
+        }
+        if ((u = sub_add(s, c, &f, &start, &err)) == NULL) {
+            aps_filter_deinit(&f);
+            snprintf(why, sizeof why, "%s", err.message);
+            goto invalid;
+        }
+        r = ap_response_success(response, cmd);
+        r->u.subscription_result.u.subscribe_result.subscription_id.ptr = u->id;
+        r->u.subscription_result.u.subscribe_result.subscription_id.len = strlen(u->id);
+        r->u.subscription_result.u.subscribe_result.has_replayed_events = true;
+        r->u.subscription_result.u.subscribe_result.replayed_events = replay_count(c->thread, &u->filter, &start);
+        slog(s, "%s: websocket subscribed %s", c->thread->id, u->id);
+        return;
+    }
+    if (d->kind == AP_COMMAND_DATA_SUBSCRIPTION_UNSUBSCRIBE) {
+        aps_slice id = d->u.subscription_unsubscribe.params.subscription_id;
+        for (i = 0; i < c->nsubs; i++)
+            if (strlen(c->subs[i].id) == id.len && memcmp(c->subs[i].id, id.ptr, id.len) == 0)
+                break;
+        if (i == c->nsubs) {
+            snprintf(why, sizeof why, "no subscription %.*s on this connection", (int)(id.len > 64 ? 64 : id.len),
+                     id.ptr);
+            msg.ptr = why;
+            msg.len = strlen(why);
+            ap_response_error(response, cmd, AP_ERROR_CODE_NO_SUCH_SUBSCRIPTION, msg);
+            return;
+        }
+        aps_filter_deinit(&c->subs[i].filter);
+        /* cursors point at their own filter: move the last one into the hole, and fix its pointer */
+        if (i + 1 < c->nsubs) {
+            c->subs[i] = c->subs[c->nsubs - 1];
+            c->subs[i].cur.filter = &c->subs[i].filter;
+        }
+        c->nsubs--;
+        (void)ap_response_success(response, cmd);
+        return;
+    }
+    /* subscription.reconnect: this connection's subscriptions resume after lastEventId */
+    {
+        const ap_reconnect_params_t *p = &d->u.subscription_reconnect.params;
+        ap_result_data_t *r;
+        aps_replay_start start;
+        uint64_t missed = 0;
+        int restored = 1;
+        memset(&start, 0, sizeof start);
+        if (p->has_last_event_id) {
+            start.from = APS_REPLAY_FROM_EVENT_ID;
+            start.event_id = p->last_event_id;
+        } else {
+            start.from = APS_REPLAY_FROM_RUN;
+        }
+        if (p->has_subscriptions)
+            for (i = 0; i < p->subscriptions.count; i++) {
+                size_t k;
+                for (k = 0; k < c->nsubs; k++)
+                    if (strlen(c->subs[k].id) == p->subscriptions.items[i].len &&
+                        memcmp(c->subs[k].id, p->subscriptions.items[i].ptr, p->subscriptions.items[i].len) == 0)
+                        break;
+                if (k == c->nsubs)
+                    restored = 0;
+            }
+        for (i = 0; i < c->nsubs; i++) {
+            aps_replay_gap gap;
+            size_t got = 0;
+            c->subs[i].peeked = 0;
+            if (aps_replay_store_cursor_init(c->thread->log, &c->subs[i].cur, &c->subs[i].filter, &start, NULL) !=
+                APS_OK)
+                continue;
+            /* the miss, if any, is the first read's answer: take it now for the result */
+            if (aps_replay_store_read(c->thread->log, &c->subs[i].cur, 0, count_event, &got, &got, &gap, NULL) ==
+                    APS_E_MISSED &&
+                gap.lost > missed)
+                missed = gap.lost;
+        }
+        r = ap_response_success(response, cmd);
+        r->u.subscription_result.u.reconnect_result.restored = restored && c->nsubs > 0;
+        r->u.subscription_result.u.reconnect_result.has_missed_events = true;
+        r->u.subscription_result.u.reconnect_result.missed_events = missed;
+        return;
+    }
+invalid:
+    msg.ptr = why;
+    msg.len = strlen(why);
+    ap_response_error(response, cmd, AP_ERROR_CODE_INVALID_ARGUMENT, msg);
+}
+
+/*
+ * Answers the command in `text` into `out` (JSON): subscription.* on a
+ * WebSocket here, everything else through on_command. 0, or -1 out of memory.
+ */
+static int answer_command(ap_server *s, conn *c, const char *text, size_t len, aps_json_writer *out)
+{
+    aps_arena arena;
+    aps_decode_options dopt;
+    aps_encode_options eo;
+    aps_error err = APS_ERROR_INIT;
+    ap_command_t cmd;
+    ap_message_t response;
+    aps_slice why;
+    char msg[640];
+    int rc = 0;
+    aps_arena_init(&arena, NULL);
+    memset(&dopt, 0, sizeof dopt);
+    memset(&eo, 0, sizeof eo);
+    eo.key_case = s->opt.key_case;
+    memset(&response, 0, sizeof response);
+    if (ap_command_decode_opts(text, len, &arena, &cmd, &dopt, &err) != APS_OK) {
+        snprintf(msg, sizeof msg, "not a command: %s%s%s", err.pointer[0] ? err.pointer : "", err.pointer[0] ? ": " : "",
+                 err.message);
+        why.ptr = msg;
+        why.len = strlen(msg);
+        ap_response_error(&response, NULL, AP_ERROR_CODE_INVALID_ARGUMENT, why);
+        slog(s, "%s: command refused: %s", c->thread->id, msg);
+    } else if (cmd.command_data.kind == AP_COMMAND_DATA_SUBSCRIPTION_SUBSCRIBE ||
+               cmd.command_data.kind == AP_COMMAND_DATA_SUBSCRIPTION_UNSUBSCRIBE ||
+               cmd.command_data.kind == AP_COMMAND_DATA_SUBSCRIPTION_RECONNECT) {
+        if (c->kind == C_WS) {
+            ws_subscription_command(s, c, &cmd, &response, &arena);
+        } else {
+            why.ptr = "subscription commands are for a WebSocket: over HTTP, each event stream is a subscription";
+            why.len = strlen(why.ptr);
+            ap_response_error(&response, &cmd, AP_ERROR_CODE_NOT_SUPPORTED, why);
+        }
+        slog(s, "%s: command %" PRIu64 " %s", c->thread->id, (uint64_t)cmd.id,
+             ap_command_data_kind_name(cmd.command_data.kind));
+    } else {
+        ap_server_command sc;
+        aps_status st = APS_E_NOT_FOUND;
+        sc.thread_id.ptr = c->thread->id;
+        sc.thread_id.len = c->thread->id_len;
+        sc.command = &cmd;
+        sc.text.ptr = text;
+        sc.text.len = len;
+        sc.websocket = c->kind == C_WS;
+        if (s->opt.on_command != NULL)
+            st = s->opt.on_command(s->opt.user, s, &sc, &response, &arena);
+        if (s->opt.on_command == NULL) {
+            why.ptr = "this server answers no commands but subscriptions";
+            why.len = strlen(why.ptr);
+            ap_response_error(&response, &cmd, AP_ERROR_CODE_UNKNOWN_COMMAND, why);
+        } else if (st != APS_OK) {
+            why.ptr = aps_status_str(st);
+            why.len = strlen(why.ptr);
+            ap_response_error(&response, &cmd, AP_ERROR_CODE_UNKNOWN_ERROR, why);
+        }
+        slog(s, "%s: command %" PRIu64 " %s: %s", c->thread->id, (uint64_t)cmd.id,
+             ap_command_data_kind_name(cmd.command_data.kind),
+             response.kind == AP_MESSAGE_ERROR_RESPONSE ? "error" : "success");
+    }
+    if (ap_message_encode_opts(&response, out, &eo, &err) != APS_OK) {
+        /* the product's response does not encode: say so instead */
+        snprintf(msg, sizeof msg, "the server's response did not encode: %s", err.message);
+        why.ptr = msg;
+        why.len = strlen(msg);
+        ap_response_error(&response, cmd.command_data.kind != AP_COMMAND_DATA_UNKNOWN ? &cmd : NULL,
+                          AP_ERROR_CODE_UNKNOWN_ERROR, why);
+        aps_json_writer_reset(out);
+        rc = ap_message_encode_opts(&response, out, &eo, NULL) == APS_OK ? 0 : -1;
+    }
+    aps_arena_deinit(&arena);
+    return rc;
+}
+
+/* ---- HTTP requests ---------------------------------------------------------------- */
+
+/* Opens the SSE stream of a POST …/stream whose body is in c->body. 0, or -1 to close. */
+static int open_sse(ap_server *s, conn *c)
+{
+    aps_arena arena;
+    aps_decode_options dopt;
+    aps_error err = APS_ERROR_INIT;
+    ap_event_stream_request_t req;
+    aps_filter f;
+    aps_replay_start start;
+    int rc;
+    aps_arena_init(&arena, NULL);
+    memset(&dopt, 0, sizeof dopt);
+    if (ap_event_stream_request_decode_opts(c->body != NULL ? c->body : "", c->body_len, &arena, &req, &dopt, &err) !=
+        APS_OK) {
+        rc = respond_error(s, c, 400, NULL, AP_ERROR_CODE_INVALID_ARGUMENT, "not an EventStreamRequest: %s%s%s",
+                           err.pointer, err.pointer[0] ? ": " : "", err.message);
+        aps_arena_deinit(&arena);
+        return rc;
+    }
+    if (ap_filter_init_request(&f, &req, &arena, &err) != APS_OK) {
+        rc = respond_error(s, c, 400, NULL, AP_ERROR_CODE_INVALID_ARGUMENT, "%s", err.message);
+        aps_arena_deinit(&arena);
+        return rc;
+    }
+    start = ap_replay_start_request(&req);
+    if (start.from == APS_REPLAY_FROM_RUN && c->last_event_id[0] != '\0') {
+        start.from = APS_REPLAY_FROM_EVENT_ID;
+        start.event_id.ptr = c->last_event_id;
+        start.event_id.len = strlen(c->last_event_id);
+    }
+    c->kind = C_SSE;
+    if (sub_add(s, c, &f, &start, &err) == NULL) {
+        aps_filter_deinit(&f);
+        c->kind = C_HTTP;
+        rc = respond_error(s, c, 503, NULL, AP_ERROR_CODE_UNKNOWN_ERROR, "%s", err.message);
+        aps_arena_deinit(&arena);
+        return rc;
+    }
+    aps_arena_deinit(&arena);
+    stream_add(s, c);
+    lws_set_timeout(c->wsi, NO_PENDING_TIMEOUT, 0);
+    c->last_write_ms = mono_ms();
+    slog(s, "%s: SSE stream opened (%s)", c->thread->id,
+         start.from == APS_REPLAY_FROM_RUN ? "the current run" : start.from == APS_REPLAY_FROM_SEQ ? "since" : "after an eventId");
+    return respond(c, 200, "text/event-stream", NULL, SIZE_MAX);
+}
+
+/* A request's body is complete: answer it. 0, or -1 to close. */
+static int request_done(ap_server *s, conn *c)
+{
+    aps_json_writer w;
+    int rc;
+    if (c->body_too_large)
+        return respond_error(s, c, 413, NULL, AP_ERROR_CODE_INVALID_ARGUMENT, "the body is over %zu bytes",
+                             s->opt.max_body);
+    if (c->route == R_STREAM)
+        return open_sse(s, c);
+    aps_json_writer_init(&w, NULL);
+    rc = answer_command(s, c, c->body != NULL ? c->body : "", c->body_len, &w);
+    if (rc == 0)
+        rc = respond(c, 200, "application/json", aps_json_writer_data(&w), aps_json_writer_len(&w));
+    aps_json_writer_deinit(&w);
+    return rc;
+}
+
+/* The headers of a request have arrived. 0, or -1 to close. */
+static int request_start(ap_server *s, conn *c, int method, const char *uri)
+{
+    char id[MAX_ID], length[32];
+    size_t id_len = 0;
+    c->route = parse_path(uri, id, sizeof id, &id_len);
+    if (header(c->wsi, WSI_TOKEN_ORIGIN, NULL, c->origin, sizeof c->origin) > 0)
+        c->cors = origin_allowed(s, c->origin);
+    if (method == LWSHUMETH_OPTIONS) {
+        unsigned char buf[LWS_PRE + 1024], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
+        if (lws_add_http_common_headers(c->wsi, 204, "text/plain", 0, &p, end) || add_cors(c, c->wsi, &p, end) ||
+            (c->cors && (add_header(c->wsi, "access-control-allow-methods:", "GET, POST, OPTIONS", &p, end) ||
+                         add_header(c->wsi, "access-control-allow-headers:",
+                                    "content-type, accept, authorization, x-api-key, last-event-id", &p, end) ||
+                         add_header(c->wsi, "access-control-max-age:", "600", &p, end))) ||
+            lws_finalize_write_http_header(c->wsi, start, &p, end))
+            return -1;
+        slog(s, "OPTIONS %s: preflight %s", uri, c->cors ? "allowed" : "refused (origin not allowed)");
+        return lws_http_transaction_completed(c->wsi) ? -1 : 0;
+    }
+    if (!authorized(s, c->wsi))
+        return respond_error(s, c, 401, NULL, AP_ERROR_CODE_PERMISSION_DENIED,
+                             "an API key is required (x-api-key or Authorization: Bearer)");
+    if (c->route == R_NONE)
+        return respond_error(s, c, 404, NULL, AP_ERROR_CODE_INVALID_ARGUMENT, "no such endpoint: %.200s", uri);
+    if ((c->thread = thread_get(s, id, id_len, c->route != R_STATE)) == NULL) {
+        if (c->route == R_STATE)
+            return respond_error(s, c, 404, NULL, AP_ERROR_CODE_NO_SUCH_RUN, "no thread %.200s", id);
+        return respond_error(s, c, 503, NULL, AP_ERROR_CODE_UNKNOWN_ERROR, "too many threads (%zu)",
+                             s->opt.max_threads);
+    }
+    if (c->route == R_STATE) {
+        char *json, *body;
+        size_t len;
+        int rc;
+        if (method != LWSHUMETH_GET)
+            return respond_error(s, c, 405, NULL, AP_ERROR_CODE_INVALID_ARGUMENT, "GET the state");
+        aps_slice tid;
+        tid.ptr = c->thread->id;
+        tid.len = c->thread->id_len;
+        if (ap_server_state(s, tid, &json, &len) != APS_OK)
+            return respond_error(s, c, 404, NULL, AP_ERROR_CODE_NO_SUCH_RUN, "thread %s has no state yet",
+                                 c->thread->id);
+        body = malloc(len + 64);
+        if (body == NULL) {
+            free(json);
+            return -1;
+        }
+        /* the shape of langgraph-api's thread state, with what a mock knows */
+        snprintf(body, len + 64, "{\"values\":%s,\"next\":[],\"tasks\":[],\"metadata\":{}}", json);
+        rc = respond(c, 200, "application/json", body, strlen(body));
+        free(body);
+        free(json);
+        return rc;
+    }
+    if (method != LWSHUMETH_POST)
+        return respond_error(s, c, 405, NULL, AP_ERROR_CODE_INVALID_ARGUMENT,
+                             "POST here (GET with Upgrade: websocket for a WebSocket)");
+    if (header(c->wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH, NULL, length, sizeof length) > 0 &&
+        strtoull(length, NULL, 10) > s->opt.max_body)
+        return respond_error(s, c, 413, NULL, AP_ERROR_CODE_INVALID_ARGUMENT, "the body is over %zu bytes",
+                             s->opt.max_body);
+    (void)header(c->wsi, WSI_TOKEN_COUNT, "last-event-id:", c->last_event_id, sizeof c->last_event_id);
+    return 0; /* the body follows */
+}
+
+static int body_append(ap_server *s, conn *c, const void *in, size_t len)
+{
+    char *grown;
+    if (c->body_too_large || c->body_len + len > s->opt.max_body) {
+        c->body_too_large = 1;
+        return 0;
+    }
+    if ((grown = realloc(c->body, c->body_len + len + 1)) == NULL)
+        return -1;
+    c->body = grown;
+    memcpy(c->body + c->body_len, in, len);
+    c->body_len += len;
+    c->body[c->body_len] = '\0';
+    return 0;
+}
+
+/* Frees what a connection holds and takes it off the stream list. */
+static void conn_release(ap_server *s, conn *c)
+{
+    if (c->kind == C_SSE || c->kind == C_WS)
+        stream_remove(s, c);
+    subs_free(c);
+    free(c->body);
+    free(c->out);
+    free(c->chunk);
+    c->body = c->out = NULL;
+    c->chunk = NULL;
+    if (c->counted) {
+        s->connections--;
+        c->counted = 0;
+    }
+}
+
+/* Forgets the previous request of a kept-alive connection (it stays counted). */
+static void conn_reset(ap_server *s, conn *c)
+{
+    int counted = c->counted;
+    c->counted = 0;
+    conn_release(s, c);
+    memset(c, 0, sizeof *c);
+    c->counted = counted;
+}
+
+/* ---- the loop ---------------------------------------------------------------------- */
+
+static void heartbeat_cb(lws_sorted_usec_list_t *sul)
+{
+    ap_server *s = lws_container_of(sul, ap_server, heartbeat);
+    conn *c;
+    uint64_t now = mono_ms();
+    for (c = s->streams; c != NULL; c = c->next)
+        if (now - c->last_write_ms >= s->opt.heartbeat_ms) {
+            if (c->kind == C_SSE)
+                lws_callback_on_writable(c->wsi);
+        }
+    lws_sul_schedule(s->ctx, 0, &s->heartbeat, heartbeat_cb, (lws_usec_t)s->opt.heartbeat_ms * 250);
+}
+
+static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
+{
+    struct lws_context *ctx = lws_get_context(wsi);
+    ap_server *s = ctx != NULL ? lws_context_user(ctx) : NULL;
+    conn *c = user;
+    switch (reason) {
+    case LWS_CALLBACK_EVENT_WAIT_CANCELLED: {
+        conn *k;
+        if (s == NULL)
+            return 0;
+        for (k = s->streams; k != NULL; k = k->next)
+            if (behind(k) || s->stopping || k->out_len > 0)
+                lws_callback_on_writable(k->wsi);
+        return 0;
+    }
+    case LWS_CALLBACK_HTTP: {
+        char *uri = NULL;
+        int uri_len = 0, method = lws_http_get_uri_and_method(wsi, &uri, &uri_len);
+        char path[1024];
+        if (c == NULL)
+            return -1;
+        /* a kept-alive connection's next request starts afresh */
+        conn_reset(s, c);
+        c->wsi = wsi;
+        if (!c->counted) {
+            c->counted = 1;
+            s->connections++;
+        }
+        if (s->stopping || s->connections > s->opt.max_connections) {
+            slog(s, "refusing a request: %s", s->stopping ? "stopping" : "too many connections");
+            return respond_error(s, c, 503, NULL, AP_ERROR_CODE_UNKNOWN_ERROR,
+                                 s->stopping ? "the server is stopping" : "too many connections");
+        }
+        if (method < 0 || uri == NULL || uri_len <= 0 || (size_t)uri_len >= sizeof path)
+            return respond_error(s, c, 400, NULL, AP_ERROR_CODE_INVALID_ARGUMENT, "a request line we cannot read");
+        memcpy(path, uri, (size_t)uri_len);
+        path[uri_len] = '\0';
+        return request_start(s, c, method, path);
+    }
+    case LWS_CALLBACK_HTTP_BODY:
+        if (c == NULL || c->route == R_NONE || c->thread == NULL)
+            return 0;
+        return body_append(s, c, in, len);
+    case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+        if (c == NULL || c->thread == NULL || c->out != NULL || c->kind != C_HTTP)
+            return 0;
+        return request_done(s, c);
+    case LWS_CALLBACK_HTTP_WRITEABLE:
+        if (c == NULL)
+            return -1;
+        if (c->kind == C_SSE)
+            return write_sse(s, c);
+        if (c->out != NULL)
+            return write_body(c);
+        return 0;
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
+        /* a WebSocket upgrade: the same checks as a request */
+        char path[1024], id[MAX_ID];
+        size_t id_len = 0;
+        if (s->stopping || s->connections >= s->opt.max_connections ||
+            header(wsi, WSI_TOKEN_GET_URI, NULL, path, sizeof path) <= 0 ||
+            parse_path(path, id, sizeof id, &id_len) != R_STREAM || !authorized(s, wsi)) {
+            slog(s, "refusing a WebSocket upgrade");
+            return 1;
+        }
+        return 0;
+    }
+    case LWS_CALLBACK_ESTABLISHED: {
+        char path[1024], id[MAX_ID];
+        size_t id_len = 0;
+        memset(c, 0, sizeof *c);
+        c->wsi = wsi;
+        c->kind = C_WS;
+        c->counted = 1;
+        s->connections++;
+        if (header(wsi, WSI_TOKEN_GET_URI, NULL, path, sizeof path) <= 0 ||
+            parse_path(path, id, sizeof id, &id_len) != R_STREAM ||
+            (c->thread = thread_get(s, id, id_len, 1)) == NULL)
+            return -1;
+        stream_add(s, c);
+        c->last_write_ms = mono_ms();
+        slog(s, "%s: WebSocket opened", c->thread->id);
+        return 0;
+    }
+    case LWS_CALLBACK_RECEIVE: {
+        aps_json_writer w;
+        int rc;
+        if (c == NULL || c->thread == NULL)
+            return -1;
+        if (body_append(s, c, in, len) != 0)
+            return -1;
+        if (!lws_is_final_fragment(wsi) || lws_remaining_packet_payload(wsi) > 0)
+            return 0;
+        if (c->body_too_large) {
+            slog(s, "%s: closing a WebSocket: a message over %zu bytes", c->thread->id, s->opt.max_body);
+            lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, (unsigned char *)"message too large", 17);
+            return -1;
+        }
+        aps_json_writer_init(&w, NULL);
+        rc = answer_command(s, c, c->body != NULL ? c->body : "", c->body_len, &w);
+        if (rc == 0)
+            rc = ws_queue(c, aps_json_writer_data(&w), aps_json_writer_len(&w));
+        aps_json_writer_deinit(&w);
+        free(c->body);
+        c->body = NULL;
+        c->body_len = 0;
+        return rc;
+    }
+    case LWS_CALLBACK_SERVER_WRITEABLE:
+        if (c == NULL || c->thread == NULL)
+            return -1;
+        if (s->stopping && !behind(c) && c->out_len == 0)
+            return -1;
+        return write_ws(s, c);
+    case LWS_CALLBACK_CLOSED:
+    case LWS_CALLBACK_CLOSED_HTTP:
+        if (c != NULL) {
+            if (c->thread != NULL && (c->kind == C_SSE || c->kind == C_WS))
+                slog(s, "%s: %s closed after %" PRIu64 " events", c->thread->id,
+                     c->kind == C_SSE ? "SSE stream" : "WebSocket", c->events_sent);
+            conn_release(s, c);
+        }
+        return 0;
+    case LWS_CALLBACK_HTTP_DROP_PROTOCOL:
+        if (c != NULL)
+            conn_release(s, c);
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+static const struct lws_protocols protocols[] = {
+    { "agent-stream", callback, sizeof(conn), 0, 0, NULL, 0 },
+    { NULL, NULL, 0, 0, 0, NULL, 0 }
+};
+
+static void *loop_main(void *arg)
+{
+    ap_server *s = arg;
+    while (!s->stopping || (mono_ms() < s->stop_deadline_ms && s->streams != NULL))
+        if (lws_service(s->ctx, 0) < 0)
+            break;
+    return NULL;
+}
+
+static void lws_quiet(int level, const char *line)
+{
+    (void)level;
+    (void)line;
+}
+
+aps_status ap_server_start(ap_server **out, const ap_server_options *opt, aps_error *err)
+{
+    struct lws_context_creation_info info;
+    ap_server *s;
+    if (out == NULL || opt == NULL)
+        return aps_error_set(err, APS_E_ARGUMENT, 0, "ap_server_start needs options");
+    *out = NULL;
+    if ((s = calloc(1, sizeof *s)) == NULL)
+        return aps_error_set(err, APS_E_NOMEM, 0, "no memory for the server");
+    s->opt = *opt;
+    if (s->opt.host == NULL)
+        s->opt.host = "127.0.0.1";
+    if (s->opt.max_body == 0)
+        s->opt.max_body = AP_SERVER_DEFAULT_MAX_BODY;
+    if (s->opt.max_connections == 0)
+        s->opt.max_connections = AP_SERVER_DEFAULT_MAX_CONNECTIONS;
+    if (s->opt.max_subscriptions == 0)
+        s->opt.max_subscriptions = AP_SERVER_DEFAULT_MAX_SUBSCRIPTIONS;
+    if (s->opt.max_threads == 0)
+        s->opt.max_threads = AP_SERVER_DEFAULT_MAX_THREADS;
+    if (s->opt.heartbeat_ms == 0)
+        s->opt.heartbeat_ms = AP_SERVER_DEFAULT_HEARTBEAT_MS;
+    if (s->opt.timeout_s == 0)
+        s->opt.timeout_s = AP_SERVER_DEFAULT_TIMEOUT_S;
+    if (s->opt.key_case == APS_CASE_EITHER)
+        s->opt.key_case = APS_CASE_SNAKE;
+    if (s->opt.replay.max_events == 0)
+        s->opt.replay.max_events = APS_REPLAY_DEFAULT_EVENTS;
+    if (s->opt.max_lag == 0)
+        s->opt.max_lag = s->opt.replay.max_events;
+    s->cors = opt->cors_origins != NULL ? strdup(opt->cors_origins) : NULL;
+    s->api_key = opt->api_key != NULL ? strdup(opt->api_key) : NULL;
+    pthread_mutex_init(&s->lock, NULL);
+    lws_set_log_level(LLL_ERR, lws_quiet);
+
+    memset(&info, 0, sizeof info);
+    info.port = (int)s->opt.port;
+    info.iface = s->opt.host;
+    info.protocols = protocols;
+    info.user = s;
+    info.gid = (gid_t)-1;
+    info.uid = (uid_t)-1;
+    info.timeout_secs = s->opt.timeout_s;
+    info.fd_limit_per_thread = (unsigned)(s->opt.max_connections + 64);
+    info.max_http_header_data = 8192;
+    info.vhost_name = "default";
+    info.options = LWS_SERVER_OPTION_DISABLE_IPV6;
+    if ((s->ctx = lws_create_context(&info)) == NULL) {
+        aps_error_set(err, APS_E_IO, 0, "cannot listen on %s:%u", s->opt.host, s->opt.port);
+        ap_server_stop(s);
+        return APS_E_IO;
+    }
+    s->vhost = lws_get_vhost_by_name(s->ctx, "default");
+    s->port = s->vhost != NULL ? (unsigned)lws_get_vhost_listen_port(s->vhost) : s->opt.port;
+    lws_sul_schedule(s->ctx, 0, &s->heartbeat, heartbeat_cb, (lws_usec_t)s->opt.heartbeat_ms * 250);
+    if (pthread_create(&s->loop, NULL, loop_main, s) != 0) {
+        ap_server_stop(s);
+        return aps_error_set(err, APS_E_NOMEM, 0, "cannot start the service thread");
+    }
+    s->loop_started = 1;
+    *out = s;
+    return APS_OK;
+}
+
+unsigned ap_server_port(const ap_server *s)
+{
+    return s != NULL ? s->port : 0;
+}
+
+void ap_server_stop(ap_server *s)
+{
+    srv_thread *t;
+    if (s == NULL)
+        return;
+    if (s->loop_started) {
+        s->stop_deadline_ms = mono_ms() + 1000;
+        __atomic_store_n(&s->stopping, 1, __ATOMIC_RELEASE);
+        lws_cancel_service(s->ctx);
+        pthread_join(s->loop, NULL);
+    }
+    if (s->ctx != NULL)
+        lws_context_destroy(s->ctx);
+    while ((t = s->threads) != NULL) {
+        s->threads = t->next;
+        thread_free(t);
+    }
+    pthread_mutex_destroy(&s->lock);
+    free(s->cors);
+    free(s->api_key);
+    free(s);
+}

@@ -1,0 +1,163 @@
+/*
+ * ap_server.h - serving the Agent Streaming Protocol over HTTP/SSE and
+ * WebSocket: threads whose events a product publishes and whose commands it
+ * answers, on libwebsockets (one service thread, one epoll loop). An
+ * optional library beside the protocol companion, built when libwebsockets
+ * is found (docs/server.md).
+ *
+ *     static aps_status on_command(void *user, ap_server *srv, const ap_server_command *c,
+ *                                  ap_message_t *response, aps_arena *arena)
+ *     {
+ *         ap_result_data_t *r = ap_response_success(response, c->command);
+ *         ... fill r, start the run (on another thread: this one serves every client)
+ *         return APS_OK;
+ *     }
+ *
+ *     ap_server_options opt = { 0 };
+ *     opt.port = 8123; opt.on_command = on_command;
+ *     if (ap_server_start(&srv, &opt, &err) != APS_OK) ...
+ *     ap_server_publish(srv, thread, &event, NULL, &err);   (from any thread)
+ *     ap_server_stop(srv);
+ *
+ * Endpoints, for every thread id (both spellings of the stream path: the
+ * reference client's `/stream/events` and the protocol text's `/stream`):
+ *
+ *     POST    /threads/{id}/stream/events   SSE: the body is an EventStreamRequest
+ *     POST    /threads/{id}/stream          the same
+ *     GET     /threads/{id}/stream/events   WebSocket upgrade: commands in band
+ *     GET     /threads/{id}/stream          the same
+ *     POST    /threads/{id}/commands        a Command; the response as JSON
+ *     GET     /threads/{id}/state           the latest root `values`, 404 without one
+ *     OPTIONS any of them                   CORS preflight
+ *
+ * The server answers `subscription.subscribe`, `.unsubscribe` and
+ * `.reconnect` on a WebSocket itself; every other command goes to
+ * `on_command`. Events are written in `key_case` (snake_case by default,
+ * what the reference client reads); requests and commands are read in
+ * either spelling.
+ *
+ * Thread-safety: ap_server_publish and ap_server_state may be called from
+ * any thread; on_command and log run on the service thread and must not
+ * block it. start and stop need exclusive use.
+ */
+#ifndef AP_SERVER_H
+#define AP_SERVER_H
+
+#include "ap.h"
+#include "aps/replay.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ap_server ap_server;
+
+/* A command for the product (ap_server_command_fn). Everything is borrowed for the call. */
+typedef struct ap_server_command {
+    aps_slice thread_id;
+    const ap_command_t *command; /* decoded (either key case) */
+    aps_slice text;              /* its JSON as received */
+    int websocket;               /* 1: in band on a WebSocket; 0: POST /commands */
+} ap_server_command;
+
+/*
+ * Answers `c` by making `response` a CommandResponse (ap_response_success)
+ * or an ErrorResponse (ap_response_error). Strings of the response may
+ * borrow from `arena`, which lives until the response is written. Runs on
+ * the service thread: start long work elsewhere. A status other than
+ * APS_OK answers `unknown_error` with the status's name.
+ */
+typedef aps_status (*ap_server_command_fn)(void *user, ap_server *srv, const ap_server_command *c,
+                                           ap_message_t *response, aps_arena *arena);
+
+/* One log line (no line feed): a connection, a command, a refusal, a disconnect and why. */
+typedef void (*ap_server_log_fn)(void *user, const char *line);
+
+/* Defaults used when an option is 0. */
+#define AP_SERVER_DEFAULT_MAX_BODY ((size_t)1 << 20)
+#define AP_SERVER_DEFAULT_MAX_CONNECTIONS 12000u
+#define AP_SERVER_DEFAULT_MAX_SUBSCRIPTIONS 64u
+#define AP_SERVER_DEFAULT_MAX_THREADS 1024u
+#define AP_SERVER_DEFAULT_HEARTBEAT_MS 15000u
+#define AP_SERVER_DEFAULT_TIMEOUT_S 10u
+
+/*
+ * How a server runs. All zero: 127.0.0.1 on a free port, no API key, no
+ * CORS, the limits above, snake_case, each thread's log sized by the
+ * defaults of aps/replay.h, every command answered `unknown_command`,
+ * logging to standard error.
+ */
+typedef struct ap_server_options {
+    const char *host;             /* address to listen on; NULL: 127.0.0.1 */
+    unsigned port;                /* 0: a free port (ap_server_port tells which) */
+    const char *api_key;          /* required as `x-api-key` or `Authorization: Bearer`; NULL: none */
+    const char *cors_origins;     /* comma-separated origins allowed, "*" any; NULL: no CORS */
+    size_t max_body;              /* largest request body (413 beyond) */
+    size_t max_connections;       /* open connections (503 beyond) */
+    size_t max_subscriptions;     /* per WebSocket */
+    size_t max_threads;           /* threads known at once */
+    size_t max_lag;               /* events a subscriber may fall behind its thread before it is
+                                     disconnected (0: the thread log's capacity) */
+    unsigned heartbeat_ms;        /* an SSE comment (and a WebSocket ping) when a stream was quiet */
+    unsigned timeout_s;           /* for a request's headers and body to arrive */
+    aps_key_case key_case;        /* events and responses: APS_CASE_EITHER (0) means snake_case */
+    aps_replay_options replay;    /* each thread's log (aps/replay.h) */
+    ap_server_command_fn on_command;
+    void *user;                   /* for on_command and log */
+    ap_server_log_fn log;         /* NULL: standard error */
+    uint64_t drop_after;          /* test knob: close each event stream after this many events (0: never) */
+} ap_server_options;
+
+/*
+ * Starts listening and serving on a thread of its own. Returns APS_OK;
+ * APS_E_ARGUMENT (out or opt NULL); APS_E_IO (the address cannot be
+ * listened on: err says why); APS_E_NOMEM. `err` may be NULL.
+ */
+APS_NODISCARD aps_status ap_server_start(ap_server **out, const ap_server_options *opt, aps_error *err);
+
+/* The port the server listens on. */
+unsigned ap_server_port(const ap_server *srv);
+
+/*
+ * Publishes an event on thread `thread_id` (made on first use): stamps its
+ * `seq` (the thread log's next), its `eventId` when it has none (the seq in
+ * decimal) and its `timestamp` when 0 (now, in ms), writes it to `msg`,
+ * keeps it in the thread's log and wakes the subscribers it matches. *seq
+ * (NULL: not stored) gets the seq. Returns APS_OK; APS_E_ARGUMENT (not an
+ * event); APS_E_LIMIT (too many threads, or the event exceeds the log);
+ * the encoder's status. From any thread; one thread's events are numbered
+ * in the order their publish calls take its lock.
+ */
+APS_NODISCARD aps_status ap_server_publish(ap_server *srv, aps_slice thread_id, ap_message_t *msg,
+                                           uint64_t *seq, aps_error *err);
+
+/*
+ * Publishes an event given as JSON text (`len` bytes), whatever the schema
+ * says of it (a capture replayed as it was recorded): it must be a JSON
+ * object with a string `method` and a `params.namespace` of strings. Its
+ * `seq`, `eventId` (the seq in decimal) and `params.timestamp` (now) are
+ * written afresh, and `runId` when `run_id.ptr` is not NULL; every other
+ * member stays as written, in its own spelling. Returns APS_OK;
+ * APS_E_SYNTAX (not such an object); the statuses of ap_server_publish.
+ */
+APS_NODISCARD aps_status ap_server_publish_json(ap_server *srv, aps_slice thread_id, const char *json, size_t len,
+                                                aps_slice run_id, uint64_t *seq, aps_error *err);
+
+/*
+ * Copies the `data` of thread `thread_id`'s latest root `values` event (its
+ * JSON) into a malloc'd buffer at *json (*len bytes; free it). Returns
+ * APS_OK, or APS_E_NOT_FOUND (no such thread, or no root values yet).
+ */
+APS_NODISCARD aps_status ap_server_state(ap_server *srv, aps_slice thread_id, char **json, size_t *len);
+
+/*
+ * Stops gracefully: stops accepting, writes what each stream is owed up to
+ * the last published event (for at most a second), closes every
+ * connection, joins the service thread and frees everything. NULL-safe.
+ */
+void ap_server_stop(ap_server *srv);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* AP_SERVER_H */

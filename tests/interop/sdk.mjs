@@ -1,0 +1,209 @@
+// sdk.mjs - the reference client against `apstream serve`: node runs
+// @langchain/langgraph-sdk's own ThreadStream (client.threads.stream) over
+// SSE or WebSocket, starts a run of each script, answers its interrupts with
+// thread.input.respond, and collects the messages, tool calls and values the
+// SDK gives. They must equal `apstream assemble` of the same script: every
+// message's final content blocks by id, every tool call's name, input and
+// output by id, and the final state.
+//
+//   node sdk.mjs --sdk DIR --apstream BIN --transport sse|websocket [--drop-after N] SCRIPT...
+//
+// DIR holds node_modules/@langchain/langgraph-sdk and ws (run.sh installs
+// them). One server per script; a test fails on the first difference, on a
+// run that does not end within 60 s, or on a server that does not start.
+import { spawn, spawnSync } from "node:child_process";
+import { join, resolve } from "node:path";
+import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
+
+function parseArgs(argv) {
+  const o = { scripts: [], transport: "sse", dropAfter: 0 };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === "--sdk") o.sdk = argv[++i];
+    else if (a === "--apstream") o.apstream = argv[++i];
+    else if (a === "--transport") o.transport = argv[++i];
+    else if (a === "--drop-after") o.dropAfter = Number(argv[++i]);
+    else o.scripts.push(a);
+  }
+  if (!o.sdk || !o.apstream || o.scripts.length === 0) {
+    console.error("usage: node sdk.mjs --sdk DIR --apstream BIN --transport sse|websocket [--drop-after N] SCRIPT...");
+    process.exit(2);
+  }
+  return o;
+}
+
+function canonical(v) {
+  if (Array.isArray(v)) return `[${v.filter((x) => x != null).map(canonical).join(",")}]`;
+  if (v !== null && typeof v === "object") {
+    const keys = Object.keys(v).filter((k) => v[k] !== undefined).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(v === undefined ? null : v);
+}
+
+// Whether `got` has everything `want` has: the SDK turns state messages into
+// LangChain message objects, which add members of their own (lc_kwargs,
+// empty additional_kwargs, ...); every member of the script must be there
+// with the same value.
+// Returns the path of the first difference, or null.
+function uncovered(got, want, path = "") {
+  if (Array.isArray(want)) {
+    if (!Array.isArray(got) || got.length !== want.length) return `${path} (an array of ${want.length})`;
+    for (let i = 0; i < want.length; i++) {
+      const d = uncovered(got[i], want[i], `${path}/${i}`);
+      if (d !== null) return d;
+    }
+    return null;
+  }
+  if (want !== null && typeof want === "object") {
+    if (got === null || typeof got !== "object") return `${path} (an object)`;
+    for (const k of Object.keys(want)) {
+      const d = uncovered(got[k], want[k], `${path}/${k}`);
+      if (d !== null) return d;
+    }
+    return null;
+  }
+  return got === want ? null : `${path}: ${JSON.stringify(got)} for ${JSON.stringify(want)}`;
+}
+
+// What `apstream assemble` makes of the script: messages and tool runs by id.
+function assembled(apstream, script) {
+  const run = spawnSync(apstream, ["assemble", script], { encoding: "utf8", maxBuffer: 1 << 28 });
+  if (run.status !== 0 && run.status !== 1) throw new Error(`apstream assemble exited ${run.status}: ${run.stderr}`);
+  const messages = new Map(), tools = new Map();
+  for (const line of run.stdout.split("\n")) {
+    if (line.trim() === "") continue;
+    const v = JSON.parse(line);
+    if (v.kind === "message") messages.set(v.id, canonical(v.content));
+    else if (v.kind === "tool") tools.set(v.toolCallId, canonical({ name: v.toolName, output: v.output }));
+  }
+  return { messages, tools };
+}
+
+// The last root values event of the script: the state the SDK must end with.
+function finalValues(script) {
+  const run = spawnSync(process.execPath, ["-e", `
+    const fs = require("fs");
+    const text = fs.readFileSync(process.argv[1], "utf8");
+    let last = null;
+    const events = text.includes("\\ndata: ") || text.startsWith("data: ") || text.startsWith("event: ") || text.startsWith("id: ")
+      ? text.split(/\\n\\n/).map((b) => b.split("\\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\\n")).filter((d) => d !== "")
+      : text.split("\\n").filter((l) => l.trim() !== "");
+    for (const e of events) { const v = JSON.parse(e); if (v.method === "values" && v.params.namespace.length === 0) last = v.params.data; }
+    process.stdout.write(JSON.stringify(last));`, script], { encoding: "utf8" });
+  return JSON.parse(run.stdout);
+}
+
+function startServer(apstream, script, dropAfter) {
+  const args = ["serve", "--listen", "127.0.0.1:0", "--script", script, "--pace", "0"];
+  if (dropAfter > 0) args.push("--drop-after", String(dropAfter));
+  const child = spawn(apstream, args, { stdio: ["ignore", "pipe", "pipe"] });
+  let log = "";
+  child.stderr.on("data", (d) => { log += d; });
+  return new Promise((resolveUrl, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`apstream serve did not start:\n${log}`)), 10000);
+    child.stdout.on("data", (d) => {
+      out += d;
+      const m = out.match(/listening on (http:\/\/\S+)/);
+      if (m) {
+        clearTimeout(timer);
+        resolveUrl({ child, url: m[1], log: () => log });
+      }
+    });
+    child.on("exit", (code) => reject(new Error(`apstream serve exited ${code}:\n${log}`)));
+  });
+}
+
+function withTimeout(promise, ms, what) {
+  let timer;
+  return Promise.race([promise, new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+  })]).finally(() => clearTimeout(timer));
+}
+
+async function runScript(o, sdk, WebSocket, script) {
+  const { Client } = sdk;
+  const server = await startServer(o.apstream, script, o.dropAfter);
+  const client = new Client({ apiUrl: server.url });
+  const threadId = `thread-${process.pid}-${Date.now()}`;
+  const options = { assistantId: "agent", transport: o.transport, reconnectDelayMs: () => 50 };
+  if (o.transport === "websocket") options.webSocketFactory = (url) => new WebSocket(url);
+  const thread = client.threads.stream(threadId, options);
+  const messages = new Map(), tools = new Map();
+  let values = null;
+  const got = { messages: 0, tools: 0 };
+  const collectMessages = (async () => {
+    for await (const m of thread.messages) {
+      await m.output;
+      messages.set(m.id, canonical(m.blocks));
+      got.messages++;
+    }
+  })();
+  const collectTools = (async () => {
+    for await (const tc of thread.toolCalls) {
+      let output = null;
+      try { output = await tc.output; } catch (e) { output = { error: String(e) }; }
+      tools.set(tc.id ?? tc.toolCallId, canonical({ name: tc.name, output }));
+      got.tools++;
+    }
+  })();
+  try {
+    await withTimeout(thread.run.start({ input: { messages: [{ type: "human", content: "hello" }] } }), 10000, "run.start");
+    // A run that stops at an interrupt is resumed until it completes.
+    for (let round = 0; round < 10; round++) {
+      values = await withTimeout(thread.output, 60000, "the run's end");
+      if (!thread.interrupted) break;
+      const pending = thread.interrupts ?? [];
+      const first = pending[0] ?? {};
+      await withTimeout(thread.input.respond({
+        namespace: first.namespace ?? [],
+        interrupt_id: first.interruptId ?? first.interrupt_id ?? first.id,
+        response: "approved",
+      }), 10000, "input.respond");
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  } finally {
+    await thread.close?.();
+    server.child.kill("SIGTERM");
+  }
+  void collectMessages;
+  void collectTools;
+
+  const want = assembled(o.apstream, script);
+  const wantValues = finalValues(script);
+  const diffs = [];
+  for (const [id, blocks] of want.messages)
+    if (messages.get(id) !== blocks) diffs.push(`message ${id}: SDK ${messages.get(id) ?? "(none)"}\n  apstream ${blocks}`);
+  for (const id of messages.keys()) if (!want.messages.has(id)) diffs.push(`message ${id} only in the SDK`);
+  const valuesDiff = uncovered(values ?? null, wantValues);
+  if (valuesDiff !== null) diffs.push(`final values differ at ${valuesDiff}`);
+  const toolIds = [...want.tools.keys()];
+  for (const id of toolIds) if (!tools.has(id)) diffs.push(`tool call ${id}: not given by the SDK`);
+  console.log(`${script} over ${o.transport}${o.dropAfter ? `, dropped every ${o.dropAfter} events` : ""}: ` +
+    `${messages.size} messages, ${tools.size} tool calls, ${diffs.length} differences`);
+  for (const d of diffs.slice(0, 10)) console.log(`  ${d}`);
+  if (diffs.length > 0) console.log(server.log().split("\n").slice(-30).join("\n"));
+  return diffs.length;
+}
+
+async function main() {
+  const o = parseArgs(process.argv.slice(2));
+  const root = resolve(o.sdk);
+  const require = createRequire(join(root, "package.json"));
+  const sdk = await import(pathToFileURL(require.resolve("@langchain/langgraph-sdk")).href);
+  const WebSocket = require("ws");
+  let failed = 0;
+  for (const script of o.scripts) {
+    try {
+      failed += await runScript(o, sdk, WebSocket, script);
+    } catch (e) {
+      console.log(`${script} over ${o.transport}: ${e.stack ?? e}`);
+      failed++;
+    }
+  }
+  process.exit(failed === 0 ? 0 : 1);
+}
+
+main();

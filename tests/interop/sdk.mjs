@@ -68,7 +68,9 @@ function uncovered(got, want, path = "") {
 }
 
 // What `apstream assemble` makes of the script: messages and tool runs by id.
-function assembled(apstream, script) {
+// A tool's output goes through the SDK's own parseToolOutput (it unwraps a
+// ToolMessage envelope and decodes JSON content), as its toolCalls do.
+function assembled(apstream, script, parseToolOutput) {
   const run = spawnSync(apstream, ["assemble", script], { encoding: "utf8", maxBuffer: 1 << 28 });
   if (run.status !== 0 && run.status !== 1) throw new Error(`apstream assemble exited ${run.status}: ${run.stderr}`);
   const messages = new Map(), tools = new Map();
@@ -76,7 +78,8 @@ function assembled(apstream, script) {
     if (line.trim() === "") continue;
     const v = JSON.parse(line);
     if (v.kind === "message") messages.set(v.id, canonical(v.content));
-    else if (v.kind === "tool") tools.set(v.toolCallId, canonical({ name: v.toolName, output: v.output }));
+    else if (v.kind === "tool")
+      tools.set(v.toolCallId, canonical({ name: v.toolName, output: parseToolOutput(v.output, v.toolCallId) }));
   }
   return { messages, tools };
 }
@@ -96,7 +99,9 @@ function finalValues(script) {
 }
 
 function startServer(apstream, script, dropAfter) {
-  const args = ["serve", "--listen", "127.0.0.1:0", "--script", script, "--pace", "0"];
+  // Dropped connections are tested on a paced run, as a live one is: events
+  // keep coming while the client reconnects and is replayed the run.
+  const args = ["serve", "--listen", "127.0.0.1:0", "--script", script, "--pace", dropAfter > 0 ? "5" : "0"];
   if (dropAfter > 0) args.push("--drop-after", String(dropAfter));
   const child = spawn(apstream, args, { stdio: ["ignore", "pipe", "pipe"] });
   let log = "";
@@ -124,7 +129,7 @@ function withTimeout(promise, ms, what) {
 }
 
 async function runScript(o, sdk, WebSocket, script) {
-  const { Client } = sdk;
+  const { Client, parseToolOutput } = sdk;
   const server = await startServer(o.apstream, script, o.dropAfter);
   const client = new Client({ apiUrl: server.url });
   const threadId = `thread-${process.pid}-${Date.now()}`;
@@ -134,6 +139,23 @@ async function runScript(o, sdk, WebSocket, script) {
   const messages = new Map(), tools = new Map();
   let values = null;
   const got = { messages: 0, tools: 0 };
+  // The root's terminal lifecycle events, as the SDK sees them, one at a time.
+  const terminals = [];
+  let wake = null;
+  thread.onEvent((e) => {
+    if (e.method === "lifecycle" && e.params.namespace.length === 0 &&
+        ["completed", "failed", "interrupted"].includes(e.params.data.event)) {
+      terminals.push(e.params.data.event);
+      if (wake) wake();
+    }
+  });
+  const nextTerminal = () => withTimeout(new Promise((r) => {
+    if (terminals.length > 0) r(terminals.shift());
+    else wake = () => { wake = null; r(terminals.shift()); };
+  }), 60000, "the run's end");
+  const collectValues = (async () => {
+    for await (const v of thread.values) values = v;
+  })();
   const collectMessages = (async () => {
     for await (const m of thread.messages) {
       await m.output;
@@ -151,27 +173,29 @@ async function runScript(o, sdk, WebSocket, script) {
   })();
   try {
     await withTimeout(thread.run.start({ input: { messages: [{ type: "human", content: "hello" }] } }), 10000, "run.start");
-    // A run that stops at an interrupt is resumed until it completes.
+    // A run that stops at an interrupt is resumed (thread.input.respond) until it completes.
     for (let round = 0; round < 10; round++) {
-      values = await withTimeout(thread.output, 60000, "the run's end");
-      if (!thread.interrupted) break;
-      const pending = thread.interrupts ?? [];
-      const first = pending[0] ?? {};
+      const end = await nextTerminal();
+      if (end !== "interrupted") break;
+      const first = (thread.interrupts ?? [])[0] ?? {};
       await withTimeout(thread.input.respond({
         namespace: first.namespace ?? [],
         interrupt_id: first.interruptId ?? first.interrupt_id ?? first.id,
         response: "approved",
       }), 10000, "input.respond");
     }
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 300));
+  } catch (e) {
+    throw new Error(`${e.message}\nthe server's log, last lines:\n${server.log().split("\n").slice(-40).join("\n")}`);
   } finally {
     await thread.close?.();
     server.child.kill("SIGTERM");
   }
   void collectMessages;
   void collectTools;
+  void collectValues;
 
-  const want = assembled(o.apstream, script);
+  const want = assembled(o.apstream, script, parseToolOutput);
   const wantValues = finalValues(script);
   const diffs = [];
   for (const [id, blocks] of want.messages)
@@ -180,7 +204,8 @@ async function runScript(o, sdk, WebSocket, script) {
   const valuesDiff = uncovered(values ?? null, wantValues);
   if (valuesDiff !== null) diffs.push(`final values differ at ${valuesDiff}`);
   const toolIds = [...want.tools.keys()];
-  for (const id of toolIds) if (!tools.has(id)) diffs.push(`tool call ${id}: not given by the SDK`);
+  for (const id of toolIds)
+    if (tools.get(id) !== want.tools.get(id)) diffs.push(`tool call ${id}: SDK ${tools.get(id) ?? "(none)"}\n  apstream ${want.tools.get(id)}`);
   console.log(`${script} over ${o.transport}${o.dropAfter ? `, dropped every ${o.dropAfter} events` : ""}: ` +
     `${messages.size} messages, ${tools.size} tool calls, ${diffs.length} differences`);
   for (const d of diffs.slice(0, 10)) console.log(`  ${d}`);
@@ -192,7 +217,10 @@ async function main() {
   const o = parseArgs(process.argv.slice(2));
   const root = resolve(o.sdk);
   const require = createRequire(join(root, "package.json"));
-  const sdk = await import(pathToFileURL(require.resolve("@langchain/langgraph-sdk")).href);
+  const sdk = {
+    ...(await import(pathToFileURL(require.resolve("@langchain/langgraph-sdk")).href)),
+    ...(await import(pathToFileURL(join(root, "node_modules/@langchain/langgraph-sdk/dist/client/stream/handles/tools.js")).href)),
+  };
   const WebSocket = require("ws");
   let failed = 0;
   for (const script of o.scripts) {

@@ -19,8 +19,10 @@
  *
  * Prints "listening on http://HOST:PORT" on standard output when ready,
  * one log line per connection and command on standard error, and runs
- * until SIGINT or SIGTERM (exit 0). --drop-after N closes every event
- * stream after N events (a test knob: the clients reconnect).
+ * until SIGINT or SIGTERM (exit 0). --drop-after N closes an event stream
+ * once it has sent N events past the furthest any earlier stream of its
+ * thread got (a test knob: the clients reconnect, are replayed the run,
+ * and get N events further each time).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -523,7 +525,8 @@ static const char serve_usage_text[] =
     "                       MS: that many milliseconds between events; 0: as fast as possible\n"
     "  --api-key KEY        require it as x-api-key or Authorization: Bearer\n"
     "  --cors ORIGINS       comma-separated origins allowed to call from a browser (* any)\n"
-    "  --drop-after N       close every event stream after N events (clients reconnect)\n"
+    "  --drop-after N       close an event stream after N events past the furthest an earlier\n"
+    "                       stream of its thread got (a test knob: clients reconnect)\n"
     "\n"
     "Prints \"listening on http://HOST:PORT\" when ready; stops on SIGINT or SIGTERM.\n";
 

@@ -43,6 +43,7 @@ typedef struct srv_thread {
     aps_replay_store *log;
     pthread_mutex_t lock;       /* numbering and appending: one event at a time */
     uint64_t last_seq;          /* read by the loop with __atomic */
+    uint64_t seq_streamed;      /* the furthest seq any stream of it was sent (service thread only) */
     char *state;                /* `data` of the latest root values event (under lock) */
     size_t state_len;
     aps_json_writer json;       /* under lock */
@@ -83,6 +84,8 @@ typedef struct conn {
     sub *subs;                  /* SSE: one; WS: up to max_subscriptions */
     size_t nsubs;
     uint64_t events_sent;
+    uint64_t drop_base;         /* drop_after: the thread's furthest seq streamed when this stream opened */
+    uint64_t new_events;        /* drop_after: events sent past drop_base */
     uint64_t last_write_ms;
     int closing;                /* close after what is queued is written */
     int wake;                   /* lws asked for a writable callback */
@@ -670,8 +673,15 @@ static int write_body(conn *c)
 
 /* ---- subscriptions --------------------------------------------------------------- */
 
+/*
+ * Lists an event stream (SSE or WebSocket). With the drop_after test knob,
+ * a stream is closed once it has sent drop_after events past the furthest
+ * any earlier stream of its thread got: what a reconnecting client is
+ * replayed does not count, so each connection gets further.
+ */
 static void stream_add(ap_server *s, conn *c)
 {
+    c->drop_base = c->thread->seq_streamed;
     c->next = s->streams;
     c->prev = NULL;
     if (s->streams != NULL)
@@ -753,6 +763,7 @@ typedef struct chunk_fill {
     conn *c;
     size_t len;     /* bytes in c->chunk after LWS_PRE */
     size_t count;
+    uint64_t drop_after; /* the knob: stop at this many events past c->drop_base (0: never) */
     int websocket;  /* 1: take the `data:` JSON only, one event; 2: take one event and drop it */
 } chunk_fill;
 
@@ -794,7 +805,8 @@ static int take_event(void *ctx, const aps_replay_event *ev)
             return 0; /* not ours: skipped */
         n = (size_t)(p + n - d) - 2;
         p = d;
-    } else if (f->len > 0 && f->len + n > CHUNK_BYTES) {
+    } else if ((f->len > 0 && f->len + n > CHUNK_BYTES) ||
+               (f->drop_after != 0 && f->c->new_events >= f->drop_after)) {
         return 1; /* the next write */
     }
     if (chunk_room(f->c, f->len, n) != 0)
@@ -802,6 +814,10 @@ static int take_event(void *ctx, const aps_replay_event *ev)
     memcpy(f->c->chunk + LWS_PRE + f->len, p, n);
     f->len += n;
     f->count++;
+    if (ev->seq > f->c->drop_base && !ev->baseline)
+        f->c->new_events++;
+    if (ev->seq > f->c->thread->seq_streamed && !ev->baseline)
+        f->c->thread->seq_streamed = ev->seq;
     return 0;
 }
 
@@ -825,6 +841,7 @@ static int write_sse(ap_server *s, conn *c)
     aps_status st;
     memset(&f, 0, sizeof f);
     f.c = c;
+    f.drop_after = s->opt.drop_after;
     if (too_slow(s, c))
         return -1;
     st = aps_replay_store_read(c->thread->log, &u->cur, 4096, take_event, &f, &n, &u->gap, NULL);
@@ -853,7 +870,7 @@ static int write_sse(ap_server *s, conn *c)
         return -1;
     c->last_write_ms = mono_ms();
     c->events_sent += f.count;
-    if (s->opt.drop_after != 0 && c->events_sent >= s->opt.drop_after) {
+    if (s->opt.drop_after != 0 && c->new_events >= s->opt.drop_after) {
         slog(s, "%s: dropping a stream after %" PRIu64 " events (drop_after)", c->thread->id, c->events_sent);
         return -1;
     }
@@ -979,7 +996,7 @@ static int write_ws(ap_server *s, conn *c)
             return -1;
         c->events_sent++;
         sent++;
-        if (s->opt.drop_after != 0 && c->events_sent >= s->opt.drop_after) {
+        if (s->opt.drop_after != 0 && c->new_events >= s->opt.drop_after) {
             slog(s, "%s: dropping a WebSocket after %" PRIu64 " events (drop_after)", c->thread->id, c->events_sent);
             return -1;
         }

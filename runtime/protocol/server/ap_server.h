@@ -105,7 +105,9 @@ typedef struct ap_server_options {
     ap_server_command_fn on_command;
     void *user;                   /* for on_command and log */
     ap_server_log_fn log;         /* NULL: standard error */
-    uint64_t drop_after;          /* test knob: close each event stream after this many events (0: never) */
+    uint64_t drop_after;          /* test knob: an event stream is closed once it has sent this many
+                                     events past the furthest any earlier stream of its thread got
+                                     (0: never): a reconnecting client's replay does not count */
 } ap_server_options;
 
 /*

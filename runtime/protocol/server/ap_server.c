@@ -324,7 +324,8 @@ aps_status ap_server_publish(ap_server *s, aps_slice thread_id, ap_message_t *ms
         return st;
     if (seq != NULL)
         *seq = s_new;
-    lws_cancel_service(s->ctx);
+    if (s->ctx != NULL) /* (a server not started: the command path's fuzz target) */
+        lws_cancel_service(s->ctx);
     return APS_OK;
 }
 
@@ -440,7 +441,8 @@ aps_status ap_server_publish_json(ap_server *s, aps_slice thread_id, const char 
         return st;
     if (seq != NULL)
         *seq = s_new;
-    lws_cancel_service(s->ctx);
+    if (s->ctx != NULL) /* (a server not started: the command path's fuzz target) */
+        lws_cancel_service(s->ctx);
     return APS_OK;
 }
 
@@ -1159,7 +1161,9 @@ invalid:
 
 /*
  * Answers the command in `text` into `out` (JSON): subscription.* on a
- * WebSocket here, everything else through on_command. 0, or -1 out of memory.
+ * WebSocket here, everything else through on_command. 0; 1 when the text
+ * is no command (the answer is an ErrorResponse with a null id); -1 out of
+ * memory.
  */
 static int answer_command(ap_server *s, conn *c, const char *text, size_t len, aps_json_writer *out)
 {
@@ -1184,6 +1188,7 @@ static int answer_command(ap_server *s, conn *c, const char *text, size_t len, a
         why.len = strlen(msg);
         ap_response_error(&response, NULL, AP_ERROR_CODE_INVALID_ARGUMENT, why);
         slog(s, "%s: command refused: %s", c->thread->id, msg);
+        rc = 1;
     } else if (cmd.command_data.kind == AP_COMMAND_DATA_SUBSCRIPTION_SUBSCRIBE ||
                cmd.command_data.kind == AP_COMMAND_DATA_SUBSCRIPTION_UNSUBSCRIBE ||
                cmd.command_data.kind == AP_COMMAND_DATA_SUBSCRIPTION_RECONNECT) {
@@ -1228,7 +1233,8 @@ static int answer_command(ap_server *s, conn *c, const char *text, size_t len, a
         ap_response_error(&response, cmd.command_data.kind != AP_COMMAND_DATA_UNKNOWN ? &cmd : NULL,
                           AP_ERROR_CODE_UNKNOWN_ERROR, why);
         aps_json_writer_reset(out);
-        rc = ap_message_encode_opts(&response, out, &eo, NULL) == APS_OK ? 0 : -1;
+        if (ap_message_encode_opts(&response, out, &eo, NULL) != APS_OK)
+            rc = -1;
     }
     aps_arena_deinit(&arena);
     return rc;
@@ -1295,8 +1301,8 @@ static int request_done(ap_server *s, conn *c)
         return open_sse(s, c);
     aps_json_writer_init(&w, NULL);
     rc = answer_command(s, c, c->body != NULL ? c->body : "", c->body_len, &w);
-    if (rc == 0)
-        rc = respond(c, 200, "application/json", aps_json_writer_data(&w), aps_json_writer_len(&w));
+    if (rc >= 0) /* a command answered, even with an error: 200; no command at all: 400 */
+        rc = respond(c, rc == 0 ? 200 : 400, "application/json", aps_json_writer_data(&w), aps_json_writer_len(&w));
     aps_json_writer_deinit(&w);
     return rc;
 }
@@ -1435,9 +1441,15 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         conn *k;
         if (s == NULL)
             return 0;
-        for (k = s->streams; k != NULL; k = k->next)
-            if (behind(k) || s->stopping || k->out_len > 0)
+        for (k = s->streams; k != NULL; k = k->next) {
+            /* a subscriber whose socket is full gets no writable callback: judged here */
+            if (!k->closing && k->nsubs > 0 && too_slow(s, k)) {
+                k->closing = 1;
+                lws_set_timeout(k->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+            } else if (behind(k) || s->stopping || k->out_len > 0) {
                 lws_callback_on_writable(k->wsi);
+            }
+        }
         return 0;
     }
     case LWS_CALLBACK_HTTP: {
@@ -1525,7 +1537,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         }
         aps_json_writer_init(&w, NULL);
         rc = answer_command(s, c, c->body != NULL ? c->body : "", c->body_len, &w);
-        if (rc == 0)
+        if (rc >= 0)
             rc = ws_queue(c, aps_json_writer_data(&w), aps_json_writer_len(&w));
         aps_json_writer_deinit(&w);
         free(c->body);
@@ -1620,6 +1632,7 @@ aps_status ap_server_start(ap_server **out, const ap_server_options *opt, aps_er
     info.gid = (gid_t)-1;
     info.uid = (uid_t)-1;
     info.timeout_secs = s->opt.timeout_s;
+    info.timeout_secs_ah_idle = s->opt.timeout_s;
     info.fd_limit_per_thread = (unsigned)(s->opt.max_connections + 64);
     info.max_http_header_data = 8192;
     info.vhost_name = "default";

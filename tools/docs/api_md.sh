@@ -6,7 +6,8 @@
 #
 # The headers are every installed runtime header (runtime/*/aps/*.h and the
 # optional libraries' runtime/protocol/*/aps/*.h), the protocol companion
-# (runtime/protocol/companion/*.h) and the committed bindings (generated/*.h),
+# (runtime/protocol/companion/*.h), the thread server
+# (runtime/protocol/server/*.h) and the committed bindings (generated/*.h),
 # found by globbing, so a new header or function is picked up by itself.
 # tools/docs/api.awk reads each; functions marked APS_INTERNAL are left out.
 # ctest docs-api fails when docs/api.md differs from this script's output, or
@@ -25,7 +26,7 @@ export LC_ALL
 headers() {
     for h in "$src"/runtime/core/aps/*.h "$src"/runtime/schema/aps/*.h "$src"/runtime/framing/aps/*.h \
              "$src"/runtime/protocol/aps/*.h "$src"/runtime/protocol/*/aps/*.h \
-             "$src"/runtime/protocol/companion/*.h "$src"/generated/*.h; do
+             "$src"/runtime/protocol/companion/*.h "$src"/runtime/protocol/server/*.h "$src"/generated/*.h; do
         [ -f "$h" ] && echo "$h"
     done
     return 0
@@ -49,7 +50,8 @@ cat <<'EOF'
 
 Every function of the public headers, with the comment that documents it in
 the header: the runtime (`aps/*.h`, installed under `include/aps/`), the
-protocol companion (`ap_transport.h`) and the bindings generated for
+protocol companion (`ap_transport.h`), the thread server (`ap_server.h`,
+optional) and the bindings generated for
 `cddl/protocol.cddl` (`generated/ap.h`). Functions declared together share
 the comment above them. For the generated bindings, the top of `ap.h` says
 what each function of a type does; each type's functions follow its name.

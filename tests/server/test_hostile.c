@@ -55,6 +55,8 @@ static aps_status on_command(void *user, ap_server *srv, const ap_server_command
     return APS_OK;
 }
 
+static int subscribe(const char *thread, int rcvbuf);
+
 static uint64_t now_ms(void)
 {
     struct timespec t;
@@ -200,6 +202,44 @@ static void check_api_key(void)
     CHECK_INT(request("POST", "/threads/t/commands", "Authorization: Bearer s3cret\r\n",
                       RUN_START, buf, sizeof buf),
               200);
+    ap_server_stop(srv);
+    port = saved;
+}
+
+/*
+ * A quiet stream gets a heartbeat comment; a CORS preflight from an allowed
+ * origin is answered with the allow headers, from another with none.
+ */
+static void check_heartbeat_and_cors(void)
+{
+    static char buf[1 << 14];
+    ap_server *srv;
+    ap_server_options o;
+    aps_error err = APS_ERROR_INIT;
+    unsigned saved = port;
+    int fd, closed;
+    memset(&o, 0, sizeof o);
+    o.heartbeat_ms = 200;
+    o.cors_origins = "http://ui.example, http://127.0.0.1:9";
+    o.log = on_log;
+    CHECK_INT(ap_server_start(&srv, &o, &err), APS_OK);
+    port = ap_server_port(srv);
+    fd = subscribe("quiet", 0);
+    read_some(fd, buf, sizeof buf, sizeof buf, 900, &closed);
+    CHECK(strstr(buf, ": heartbeat\n\n") != NULL && !closed);
+    close(fd);
+    CHECK_INT(request("OPTIONS", "/threads/t/stream/events",
+                      "Origin: http://127.0.0.1:9\r\nAccess-Control-Request-Method: POST\r\n", NULL, buf, sizeof buf),
+              204);
+    CHECK(strstr(buf, "access-control-allow-origin: http://127.0.0.1:9") != NULL);
+    CHECK(strstr(buf, "access-control-allow-headers:") != NULL);
+    CHECK_INT(request("OPTIONS", "/threads/t/stream/events",
+                      "Origin: http://elsewhere.example\r\nAccess-Control-Request-Method: POST\r\n", NULL, buf,
+                      sizeof buf),
+              204);
+    CHECK(strstr(buf, "access-control-allow-origin") == NULL);
+    CHECK_INT(request("GET", "/threads/t/state", "Origin: http://ui.example\r\n", NULL, buf, sizeof buf), 404);
+    CHECK(strstr(buf, "access-control-allow-origin: http://ui.example") != NULL);
     ap_server_stop(srv);
     port = saved;
 }
@@ -392,6 +432,7 @@ int main(void)
     CHECK(port > 0);
     check_refusals();
     check_api_key();
+    check_heartbeat_and_cors();
     check_slow_headers();
     check_churn();
     check_slow_subscriber(srv);

@@ -98,7 +98,7 @@ typedef struct ap_server_options {
     size_t max_threads;           /* threads known at once */
     size_t max_lag;               /* events a subscriber may fall behind its thread before it is
                                      disconnected (0: the thread log's capacity) */
-    unsigned heartbeat_ms;        /* an SSE comment (and a WebSocket ping) when a stream was quiet */
+    unsigned heartbeat_ms;        /* an SSE comment when a stream was quiet this long */
     unsigned timeout_s;           /* for a request's headers and body to arrive */
     aps_key_case key_case;        /* events and responses: APS_CASE_EITHER (0) means snake_case */
     aps_replay_options replay;    /* each thread's log (aps/replay.h) */

@@ -106,6 +106,9 @@ function startServer(apstream, script, dropAfter) {
   const child = spawn(apstream, args, { stdio: ["ignore", "pipe", "pipe"] });
   let log = "";
   child.stderr.on("data", (d) => { log += d; });
+  // How it stops matters too: SIGTERM must end it cleanly (exit 0; in the
+  // sanitizer build, no leak or error report).
+  const exited = new Promise((r) => child.on("exit", (code, signal) => r(signal ?? code)));
   return new Promise((resolveUrl, reject) => {
     let out = "";
     const timer = setTimeout(() => reject(new Error(`apstream serve did not start:\n${log}`)), 10000);
@@ -114,7 +117,7 @@ function startServer(apstream, script, dropAfter) {
       const m = out.match(/listening on (http:\/\/\S+)/);
       if (m) {
         clearTimeout(timer);
-        resolveUrl({ child, url: m[1], log: () => log });
+        resolveUrl({ child, url: m[1], log: () => log, exited });
       }
     });
     child.on("exit", (code) => reject(new Error(`apstream serve exited ${code}:\n${log}`)));
@@ -191,6 +194,7 @@ async function runScript(o, sdk, WebSocket, script) {
     await thread.close?.();
     server.child.kill("SIGTERM");
   }
+  const status = await withTimeout(server.exited, 10000, "apstream serve's exit after SIGTERM");
   void collectMessages;
   void collectTools;
   void collectValues;
@@ -198,6 +202,7 @@ async function runScript(o, sdk, WebSocket, script) {
   const want = assembled(o.apstream, script, parseToolOutput);
   const wantValues = finalValues(script);
   const diffs = [];
+  if (status !== 0) diffs.push(`apstream serve ended with ${status} after SIGTERM`);
   for (const [id, blocks] of want.messages)
     if (messages.get(id) !== blocks) diffs.push(`message ${id}: SDK ${messages.get(id) ?? "(none)"}\n  apstream ${blocks}`);
   for (const id of messages.keys()) if (!want.messages.has(id)) diffs.push(`message ${id} only in the SDK`);

@@ -1,13 +1,14 @@
 /*
  * server_command.c - fuzz target for the thread server's command path
  * (runtime/protocol/server/ap_server.c, compiled in: the path is its static
- * functions): the bytes of a POST /commands body or a WebSocket text frame,
- * to a command, to a response. The first byte chooses where they arrive:
- * even, over HTTP; odd, on a WebSocket, where the server answers
+ * functions): the bytes of POST /commands bodies or WebSocket text frames,
+ * to commands, to responses. The first byte chooses where they arrive:
+ * even, over HTTP; odd, on one WebSocket, where the server answers
  * subscription.* itself (filters and cursors on a thread's log holding a
- * few events). The rest is the text. Whatever it is, the answer must be one
- * JSON text that decodes as a Message: a CommandResponse or an
- * ErrorResponse, whose id is the command's when the text was a command.
+ * few events). The rest is the texts, one a line. Whatever each is, its
+ * answer must be one JSON text that decodes as a Message: a
+ * CommandResponse, or an ErrorResponse when the text was no command. After
+ * them, every subscription left is read to its end, through its filter.
  */
 #include "../../runtime/protocol/server/ap_server.c"
 
@@ -68,21 +69,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&c, 0, sizeof c);
     c.kind = (data[0] & 1) ? C_WS : C_HTTP;
     c.thread = t;
-    aps_json_writer_init(&w, NULL);
-    rc = answer_command(&s, &c, (const char *)data + 1, size - 1, &w);
-    if (rc < 0)
-        abort(); /* out of memory is not for a fuzzer's inputs */
-    aps_arena_init(&arena, NULL);
-    memset(&dopt, 0, sizeof dopt);
-    if (ap_message_decode_opts(aps_json_writer_data(&w), aps_json_writer_len(&w), &arena, &msg, &dopt, NULL) !=
-            APS_OK ||
-        (msg.kind != AP_MESSAGE_COMMAND_RESPONSE && msg.kind != AP_MESSAGE_ERROR_RESPONSE) ||
-        (rc == 1 && msg.kind != AP_MESSAGE_ERROR_RESPONSE)) {
-        fprintf(stderr, "not a response: %.*s\n", (int)aps_json_writer_len(&w), aps_json_writer_data(&w));
-        abort();
+    for (i = 1; i < size;) {
+        const uint8_t *nl = memchr(data + i, '\n', size - i);
+        size_t len = nl != NULL ? (size_t)(nl - (data + i)) : size - i;
+        aps_json_writer_init(&w, NULL);
+        rc = answer_command(&s, &c, (const char *)data + i, len, &w);
+        if (rc < 0)
+            abort(); /* out of memory is not for a fuzzer's inputs */
+        aps_arena_init(&arena, NULL);
+        memset(&dopt, 0, sizeof dopt);
+        if (ap_message_decode_opts(aps_json_writer_data(&w), aps_json_writer_len(&w), &arena, &msg, &dopt, NULL) !=
+                APS_OK ||
+            (msg.kind != AP_MESSAGE_COMMAND_RESPONSE && msg.kind != AP_MESSAGE_ERROR_RESPONSE) ||
+            (rc == 1 && msg.kind != AP_MESSAGE_ERROR_RESPONSE)) {
+            fprintf(stderr, "not a response: %.*s\n", (int)aps_json_writer_len(&w), aps_json_writer_data(&w));
+            abort();
+        }
+        aps_arena_deinit(&arena);
+        aps_json_writer_deinit(&w);
+        i += len + 1;
     }
-    aps_arena_deinit(&arena);
-    aps_json_writer_deinit(&w);
+    /* the subscriptions left, read through their filters, as the writer reads them */
+    for (i = 0; i < c.nsubs; i++) {
+        uint64_t n = 0;
+        size_t got = 1;
+        aps_replay_gap gap;
+        while (got > 0 && aps_replay_store_read(t->log, &c.subs[i].cur, 16, count_event, &n, &got, &gap, NULL) !=
+                              APS_E_ARGUMENT &&
+               n < 1000)
+            ;
+    }
     subs_free(&c);
     return 0;
 }

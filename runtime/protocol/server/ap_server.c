@@ -726,6 +726,9 @@ static sub *sub_add(ap_server *s, conn *c, aps_filter *filter, const aps_replay_
         return NULL;
     }
     c->subs = grown;
+    /* each cursor points at its own filter, which may just have moved */
+    for (size_t i = 0; i < c->nsubs; i++)
+        c->subs[i].cur.filter = &c->subs[i].filter;
     u = &c->subs[c->nsubs];
     memset(u, 0, sizeof *u);
     u->filter = *filter;

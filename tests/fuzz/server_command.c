@@ -1,7 +1,7 @@
 /*
  * server_command.c - fuzz target for the thread server's command path
- * (runtime/protocol/server/ap_server.c, compiled in: the path is its static
- * functions): the bytes of POST /commands bodies or WebSocket text frames,
+ * (runtime/protocol/server/ap_server.c and ap_server_threads.c, compiled
+ * in: the path is ap_server.c's static functions): the bytes of POST /commands bodies or WebSocket text frames,
  * to commands, to responses. The first byte chooses where they arrive:
  * even, over HTTP; odd, on one WebSocket, where the server answers
  * subscription.* itself (filters and cursors on a thread's log holding a
@@ -10,6 +10,7 @@
  * CommandResponse, or an ErrorResponse when the text was no command. After
  * them, every subscription left is read to its end, through its filter.
  */
+#include "../../runtime/protocol/server/ap_server_threads.c"
 #include "../../runtime/protocol/server/ap_server.c"
 
 static aps_status fuzz_on_command(void *user, ap_server *srv, const ap_server_command *c, ap_message_t *response,
@@ -62,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (i = 0; i < sizeof events / sizeof events[0]; i++)
             if (ap_server_publish_json(&s, id, events[i], strlen(events[i]), no_run, NULL, NULL) != APS_OK)
                 abort();
-        t = thread_get(&s, "fuzz", 4, 0);
+        t = server_thread(&s, "fuzz", 4, 0);
     }
     if (size == 0)
         return 0;

@@ -98,10 +98,16 @@ function finalValues(script) {
   return JSON.parse(run.stdout);
 }
 
-function startServer(apstream, script, dropAfter) {
-  // Dropped connections are tested on a paced run, as a live one is: events
-  // keep coming while the client reconnects and is replayed the run.
-  const args = ["serve", "--listen", "127.0.0.1:0", "--script", script, "--pace", dropAfter > 0 ? "5" : "0"];
+function startServer(apstream, script, transport, dropAfter) {
+  // Paced runs, as live ones are, where the client's timing matters: with
+  // dropped connections, events keep coming while it reconnects; over a
+  // WebSocket, the SDK subscribes one projection at a time after run.start
+  // and pauses every subscription registered before the root's terminal
+  // event once it sees it, so a run published whole before its last
+  // subscribe lands (a loaded machine, pace 0) loses that projection's
+  // events in the client, whatever the server replays.
+  const pace = dropAfter > 0 ? "5" : transport === "websocket" ? "10" : "0";
+  const args = ["serve", "--listen", "127.0.0.1:0", "--script", script, "--pace", pace];
   if (dropAfter > 0) args.push("--drop-after", String(dropAfter));
   const child = spawn(apstream, args, { stdio: ["ignore", "pipe", "pipe"] });
   let log = "";
@@ -133,7 +139,7 @@ function withTimeout(promise, ms, what) {
 
 async function runScript(o, sdk, WebSocket, script) {
   const { Client, parseToolOutput } = sdk;
-  const server = await startServer(o.apstream, script, o.dropAfter);
+  const server = await startServer(o.apstream, script, o.transport, o.dropAfter);
   const client = new Client({ apiUrl: server.url });
   const threadId = `thread-${process.pid}-${Date.now()}`;
   const options = { assistantId: "agent", transport: o.transport, reconnectDelayMs: () => 50 };

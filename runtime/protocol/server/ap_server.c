@@ -4,7 +4,7 @@
  *
  * One service thread runs the lws loop; every connection's state lives in
  * its lws session data (`conn`). A thread of the product's is a replay log
- * (aps_replay_store, in memory) of its events, kept as SSE records (`id:`,
+ * (ap_server_threads.c) of its events, kept as SSE records (`id:`,
  * `event:`, `data:`): an SSE subscriber is sent the records as they are, a
  * WebSocket subscriber their `data:` JSON. Subscribers are cursors on the
  * log (aps_replay_cursor), so publishing never waits for a subscriber and a
@@ -13,7 +13,7 @@
  * under the thread's lock and wakes the loop (lws_cancel_service), which
  * asks every subscriber that is behind for a writable callback.
  */
-#include "ap_server.h"
+#include "server_internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -24,33 +24,12 @@
 #include <string.h>
 #include <time.h>
 
-#include <libwebsockets.h>
-
 #include "ap_replay.h"
 #include "ap_response.h"
 #include "ap_route.h"
-#include "aps/replay_store.h"
 
 #define CHUNK_BYTES (64u * 1024u)   /* what one writable callback sends at most, but one bigger event */
 #define WS_MESSAGES_PER_WRITE 32u   /* WebSocket frames per writable callback */
-#define MAX_ID 256u                 /* thread ids, subscription ids, header values we keep */
-
-/* ---- threads ------------------------------------------------------------------ */
-
-typedef struct srv_thread {
-    char *id;
-    size_t id_len;
-    aps_replay_store *log;
-    pthread_mutex_t lock;       /* numbering and appending: one event at a time */
-    uint64_t last_seq;          /* read by the loop with __atomic */
-    uint64_t seq_streamed;      /* the furthest seq any stream of it was sent (service thread only) */
-    char *state;                /* `data` of the latest root values event (under lock) */
-    size_t state_len;
-    aps_json_writer json;       /* under lock */
-    char *record;               /* the SSE record being built (under lock) */
-    size_t record_cap;
-    struct srv_thread *next;
-} srv_thread;
 
 /* ---- connections ---------------------------------------------------------------- */
 
@@ -94,374 +73,11 @@ typedef struct conn {
     size_t chunk_cap;
 } conn;
 
-struct ap_server {
-    ap_server_options opt;
-    struct lws_context *ctx;
-    struct lws_vhost *vhost;
-    pthread_t loop;
-    int loop_started;
-    unsigned port;
-    pthread_mutex_t lock;       /* the thread list */
-    srv_thread *threads;
-    size_t nthreads;
-    conn *streams;              /* service thread only */
-    size_t connections;         /* service thread only */
-    uint64_t next_sub_id;
-    volatile int stopping;      /* set by ap_server_stop, read by the loop */
-    uint64_t stop_deadline_ms;
-    lws_sorted_usec_list_t heartbeat;
-    char *cors;                 /* opt.cors_origins, copied */
-    char *api_key;
-};
-
-static uint64_t now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
-}
-
 static uint64_t mono_ms(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
-}
-
-static void slog(ap_server *s, const char *fmt, ...)
-{
-    char line[768];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (s->opt.log != NULL)
-        s->opt.log(s->opt.user, line);
-    else
-        fprintf(stderr, "ap_server: %s\n", line);
-}
-
-static void thread_free(srv_thread *t)
-{
-    aps_replay_store_close(t->log);
-    pthread_mutex_destroy(&t->lock);
-    aps_json_writer_deinit(&t->json);
-    free(t->record);
-    free(t->state);
-    free(t->id);
-    free(t);
-}
-
-/* The thread named `id`, made when missing (NULL: too many threads, or no memory). */
-static srv_thread *thread_get(ap_server *s, const char *id, size_t len, int create)
-{
-    srv_thread *t;
-    pthread_mutex_lock(&s->lock);
-    for (t = s->threads; t != NULL; t = t->next)
-        if (t->id_len == len && memcmp(t->id, id, len) == 0)
-            break;
-    if (t == NULL && create && s->nthreads < s->opt.max_threads) {
-        t = calloc(1, sizeof *t);
-        if (t != NULL && (t->id = malloc(len + 1)) != NULL &&
-            aps_replay_store_open_memory(&t->log, &s->opt.replay, NULL) == APS_OK) {
-            memcpy(t->id, id, len);
-            t->id[len] = '\0';
-            t->id_len = len;
-            pthread_mutex_init(&t->lock, NULL);
-            aps_json_writer_init(&t->json, NULL);
-            t->next = s->threads;
-            s->threads = t;
-            s->nthreads++;
-        } else if (t != NULL) {
-            free(t->id);
-            free(t);
-            t = NULL;
-        }
-    }
-    pthread_mutex_unlock(&s->lock);
-    return t;
-}
-
-/* ---- publishing ------------------------------------------------------------------ */
-
-static int field_ok(aps_slice v)
-{
-    size_t i;
-    for (i = 0; i < v.len; i++)
-        if (v.ptr[i] == '\n' || v.ptr[i] == '\r' || v.ptr[i] == '\0')
-            return 0;
-    return 1;
-}
-
-/* Appends to the thread's record buffer; -1 out of memory. */
-static int record_put(srv_thread *t, size_t *len, const char *p, size_t n)
-{
-    if (*len + n > t->record_cap) {
-        size_t cap = t->record_cap ? t->record_cap : 1024;
-        char *grown;
-        while (cap < *len + n)
-            cap *= 2;
-        if ((grown = realloc(t->record, cap)) == NULL)
-            return -1;
-        t->record = grown;
-        t->record_cap = cap;
-    }
-    memcpy(t->record + *len, p, n);
-    *len += n;
-    return 0;
-}
-
-/* The thread for a publish in *t, made when missing. */
-static aps_status publish_thread(ap_server *s, aps_slice thread_id, srv_thread **t, aps_error *err)
-{
-    if (thread_id.ptr == NULL || thread_id.len == 0 || thread_id.len >= MAX_ID)
-        return aps_error_set(err, APS_E_ARGUMENT, 0, "a thread id of 1-%u bytes", MAX_ID - 1);
-    if ((*t = thread_get(s, thread_id.ptr, thread_id.len, 1)) == NULL)
-        return aps_error_set(err, APS_E_LIMIT, 0, "too many threads (max_threads %zu)", s->opt.max_threads);
-    return APS_OK;
-}
-
-/*
- * The common end of both publish calls (under t->lock): frames the event
- * whose JSON is in t->json as an SSE record, appends it with `meta` and
- * keeps a root values event's `data` as the state.
- */
-static aps_status publish_record(srv_thread *t, aps_slice method, aps_slice event_id, const aps_replay_meta *meta,
-                                 aps_json_raw state, uint64_t *seq, aps_error *err)
-{
-    size_t len = 0;
-    aps_status st;
-    if (record_put(t, &len, "id: ", 4) != 0 || record_put(t, &len, event_id.ptr, event_id.len) != 0 ||
-        record_put(t, &len, "\nevent: ", 8) != 0 || record_put(t, &len, method.ptr, method.len) != 0 ||
-        record_put(t, &len, "\ndata: ", 7) != 0 ||
-        record_put(t, &len, aps_json_writer_data(&t->json), aps_json_writer_len(&t->json)) != 0 ||
-        record_put(t, &len, "\n\n", 2) != 0)
-        return aps_error_set(err, APS_E_NOMEM, 0, "no memory for the event");
-    if ((st = aps_replay_store_append(t->log, t->record, len, meta, seq, err)) != APS_OK)
-        return st;
-    if (state.ptr != NULL && meta->channel == APS_CHANNEL_VALUES && meta->ns.count == 0) {
-        char *copy = malloc(state.len + 1);
-        if (copy != NULL) {
-            memcpy(copy, state.ptr, state.len);
-            copy[state.len] = '\0';
-            free(t->state);
-            t->state = copy;
-            t->state_len = state.len;
-        }
-    }
-    __atomic_store_n(&t->last_seq, *seq, __ATOMIC_RELEASE);
-    return APS_OK;
-}
-
-/* Where an event's params keep its timestamp; NULL for an unknown kind. */
-static ap_timestamp_t *timestamp_of(ap_event_t *ev)
-{
-    ap_event_data_t *d = &ev->event_data;
-    switch (d->kind) {
-    case AP_EVENT_DATA_LIFECYCLE_EVENT: return &d->u.lifecycle_event.params.timestamp;
-    case AP_EVENT_DATA_MESSAGES_EVENT: return &d->u.messages_event.params.timestamp;
-    case AP_EVENT_DATA_TOOLS_EVENT: return &d->u.tools_event.params.timestamp;
-    case AP_EVENT_DATA_INPUT_EVENT: return &d->u.input_event.params.timestamp;
-    case AP_EVENT_DATA_VALUES_EVENT: return &d->u.values_event.params.timestamp;
-    case AP_EVENT_DATA_UPDATES_EVENT: return &d->u.updates_event.params.timestamp;
-    case AP_EVENT_DATA_CHECKPOINTS_EVENT: return &d->u.checkpoints_event.params.timestamp;
-    case AP_EVENT_DATA_TASKS_EVENT: return &d->u.tasks_event.params.timestamp;
-    case AP_EVENT_DATA_CUSTOM_EVENT: return &d->u.custom_event.params.timestamp;
-    default: return NULL;
-    }
-}
-
-aps_status ap_server_publish(ap_server *s, aps_slice thread_id, ap_message_t *msg, uint64_t *seq, aps_error *err)
-{
-    srv_thread *t;
-    ap_event_t *ev;
-    aps_replay_meta meta;
-    aps_encode_options eo;
-    aps_slice method;
-    aps_json_raw state = { NULL, 0 };
-    ap_timestamp_t *ts;
-    char seq_text[24];
-    int own_id;
-    uint64_t s_new = 0;
-    aps_status st;
-    if (s == NULL || msg == NULL || msg->kind != AP_MESSAGE_EVENT)
-        return aps_error_set(err, APS_E_ARGUMENT, 0, "publish takes an event");
-    ev = &msg->u.event;
-    method = ap_event_method(ev);
-    if (method.len == 0 || (ev->has_event_id && (!field_ok(ev->event_id) || ev->event_id.len == 0)))
-        return aps_error_set(err, APS_E_ARGUMENT, 0, "an event of a known method, with an eventId without line breaks");
-    if ((st = publish_thread(s, thread_id, &t, err)) != APS_OK)
-        return st;
-    memset(&eo, 0, sizeof eo);
-    eo.key_case = s->opt.key_case;
-    if ((ts = timestamp_of(ev)) != NULL && *ts == 0)
-        *ts = now_ms();
-    if (ev->event_data.kind == AP_EVENT_DATA_VALUES_EVENT)
-        state = ev->event_data.u.values_event.params.data;
-    pthread_mutex_lock(&t->lock);
-    ev->has_seq = true;
-    ev->seq = t->last_seq + 1;
-    own_id = !ev->has_event_id;
-    if (own_id) {
-        snprintf(seq_text, sizeof seq_text, "%" PRIu64, ev->seq);
-        ev->has_event_id = true;
-        ev->event_id.ptr = seq_text;
-        ev->event_id.len = strlen(seq_text);
-    }
-    aps_json_writer_reset(&t->json);
-    st = ap_message_encode_opts(msg, &t->json, &eo, err);
-    if (st == APS_OK) {
-        ap_event_replay_meta(ev, &meta);
-        st = publish_record(t, method, ev->event_id, &meta, state, &s_new, err);
-    }
-    pthread_mutex_unlock(&t->lock);
-    if (own_id) { /* the caller's message must not point at this stack frame */
-        ev->has_event_id = false;
-        ev->event_id.ptr = NULL;
-        ev->event_id.len = 0;
-    }
-    if (st != APS_OK)
-        return st;
-    if (seq != NULL)
-        *seq = s_new;
-    if (s->ctx != NULL) /* (a server not started: the command path's fuzz target) */
-        lws_cancel_service(s->ctx);
-    return APS_OK;
-}
-
-/* Whether `key` is one of the spellings in `names` (NULL-terminated). */
-static int key_is(aps_slice key, const char *const *names)
-{
-    for (; *names != NULL; names++)
-        if (key.len == strlen(*names) && memcmp(key.ptr, *names, key.len) == 0)
-            return 1;
-    return 0;
-}
-
-static void write_key(aps_json_writer *w, const char *schema, const char *snake, aps_key_case kc)
-{
-    const char *k = kc == APS_CASE_SCHEMA ? schema : snake;
-    aps_json_write_key(w, k, strlen(k));
-}
-
-aps_status ap_server_publish_json(ap_server *s, aps_slice thread_id, const char *json, size_t len,
-                                  aps_slice run_id, uint64_t *seq, aps_error *err)
-{
-    static const char *const stamped[] = { "seq", "eventId", "event_id", "runId", "run_id", "type", NULL };
-    static const char *const timestamp[] = { "timestamp", NULL };
-    srv_thread *t;
-    aps_arena arena;
-    aps_json_reader r, pr;
-    aps_json_raw root = { json, len }, params, data = { NULL, 0 }, value;
-    aps_replay_meta meta;
-    aps_slice method, key;
-    char seq_text[24];
-    uint64_t s_new = 0;
-    int more;
-    aps_status st = APS_OK;
-    if (s == NULL || json == NULL)
-        return aps_error_set(err, APS_E_ARGUMENT, 0, "publish_json takes an event's JSON");
-    if ((st = publish_thread(s, thread_id, &t, err)) != APS_OK)
-        return st;
-    aps_arena_init(&arena, NULL);
-    if (ap_event_replay_meta_text(json, len, NULL, &arena, &meta, err) != APS_OK ||
-        aps_json_raw_member(root, "method", 6, &arena, &value, NULL) != APS_OK ||
-        (aps_json_raw_reader(&r, value, &arena), aps_json_read_string(&r, &method, NULL)) != APS_OK ||
-        !field_ok(method) || method.len == 0 ||
-        aps_json_raw_member(root, "params", 6, &arena, &params, NULL) != APS_OK) {
-        aps_arena_deinit(&arena);
-        return aps_error_set(err, APS_E_SYNTAX, 0, "not an event: a JSON object with a string `method` and "
-                                                   "`params.namespace` is needed");
-    }
-    pthread_mutex_lock(&t->lock);
-    snprintf(seq_text, sizeof seq_text, "%" PRIu64, t->last_seq + 1);
-    aps_json_writer_reset(&t->json);
-    aps_json_write_object_begin(&t->json);
-    aps_json_write_key(&t->json, "type", 4);
-    aps_json_write_string(&t->json, "event", 5);
-    write_key(&t->json, "eventId", "event_id", s->opt.key_case);
-    aps_json_write_string(&t->json, seq_text, strlen(seq_text));
-    aps_json_write_key(&t->json, "seq", 3);
-    aps_json_write_uint64(&t->json, t->last_seq + 1);
-    if (run_id.ptr != NULL) {
-        write_key(&t->json, "runId", "run_id", s->opt.key_case);
-        aps_json_write_string(&t->json, run_id.ptr, run_id.len);
-    }
-    /* every other member as written; params with a fresh timestamp */
-    aps_json_raw_reader(&r, root, &arena);
-    if (aps_json_read_object(&r, NULL) != APS_OK)
-        st = APS_E_SYNTAX;
-    while (st == APS_OK && aps_json_next_member(&r, &key, &more, NULL) == APS_OK && more) {
-        if (key_is(key, stamped)) {
-            st = aps_json_skip(&r, NULL);
-            continue;
-        }
-        aps_json_write_key(&t->json, key.ptr, key.len);
-        if (key.len != 6 || memcmp(key.ptr, "params", 6) != 0) {
-            st = aps_json_read_raw(&r, &value, NULL);
-            if (st == APS_OK)
-                aps_json_write_raw(&t->json, value);
-            continue;
-        }
-        st = aps_json_skip(&r, NULL);
-        aps_json_raw_reader(&pr, params, &arena);
-        if (st == APS_OK && (st = aps_json_read_object(&pr, NULL)) == APS_OK) {
-            aps_json_write_object_begin(&t->json);
-            while (st == APS_OK && aps_json_next_member(&pr, &key, &more, NULL) == APS_OK && more) {
-                if (key_is(key, timestamp)) {
-                    st = aps_json_skip(&pr, NULL);
-                    continue;
-                }
-                aps_json_write_key(&t->json, key.ptr, key.len);
-                if ((st = aps_json_read_raw(&pr, &value, NULL)) == APS_OK)
-                    aps_json_write_raw(&t->json, value);
-                if (key.len == 4 && memcmp(key.ptr, "data", 4) == 0)
-                    data = value;
-            }
-            aps_json_write_key(&t->json, "timestamp", 9);
-            aps_json_write_uint64(&t->json, now_ms());
-            aps_json_write_object_end(&t->json);
-        }
-    }
-    aps_json_write_object_end(&t->json);
-    if (st == APS_OK && aps_json_writer_finish(&t->json, err) == APS_OK) {
-        aps_slice id;
-        id.ptr = seq_text;
-        id.len = strlen(seq_text);
-        meta.event_id = id;
-        st = publish_record(t, method, id, &meta, data, &s_new, err);
-    } else if (st != APS_OK) {
-        st = aps_error_set(err, APS_E_SYNTAX, 0, "the event's JSON could not be read again");
-    } else {
-        st = APS_E_SYNTAX;
-    }
-    pthread_mutex_unlock(&t->lock);
-    aps_arena_deinit(&arena);
-    if (st != APS_OK)
-        return st;
-    if (seq != NULL)
-        *seq = s_new;
-    if (s->ctx != NULL) /* (a server not started: the command path's fuzz target) */
-        lws_cancel_service(s->ctx);
-    return APS_OK;
-}
-
-aps_status ap_server_state(ap_server *s, aps_slice thread_id, char **json, size_t *len)
-{
-    srv_thread *t = s != NULL ? thread_get(s, thread_id.ptr, thread_id.len, 0) : NULL;
-    aps_status st = APS_E_NOT_FOUND;
-    *json = NULL;
-    *len = 0;
-    if (t == NULL)
-        return st;
-    pthread_mutex_lock(&t->lock);
-    if (t->state != NULL && (*json = malloc(t->state_len + 1)) != NULL) {
-        memcpy(*json, t->state, t->state_len + 1);
-        *len = t->state_len;
-        st = APS_OK;
-    }
-    pthread_mutex_unlock(&t->lock);
-    return st;
 }
 
 /* ---- requests ------------------------------------------------------------------ */
@@ -640,7 +256,7 @@ static int respond_error(ap_server *s, conn *c, unsigned status, const ap_comman
     if (ap_message_encode_opts(&msg, &w, &eo, NULL) == APS_OK)
         rc = respond(c, status, "application/json", aps_json_writer_data(&w), aps_json_writer_len(&w));
     aps_json_writer_deinit(&w);
-    slog(s, "%s %u: %s", c->thread != NULL ? c->thread->id : "-", status, text);
+    server_log(s, "%s %u: %s", c->thread != NULL ? c->thread->id : "-", status, text);
     return rc;
 }
 
@@ -832,7 +448,7 @@ static int too_slow(ap_server *s, conn *c)
     uint64_t behind_by = lag(c);
     if (behind_by <= s->opt.max_lag)
         return 0;
-    slog(s, "%s: disconnecting a subscriber %" PRIu64 " events behind (max_lag %zu)", c->thread->id, behind_by,
+    server_log(s, "%s: disconnecting a subscriber %" PRIu64 " events behind (max_lag %zu)", c->thread->id, behind_by,
          s->opt.max_lag);
     return 1;
 }
@@ -858,7 +474,7 @@ static int write_sse(ap_server *s, conn *c)
             return -1;
         memcpy(c->chunk + LWS_PRE, line, (size_t)m);
         f.len = (size_t)m;
-        slog(s, "%s: a stream missed %" PRIu64 " events", c->thread->id, u->gap.lost);
+        server_log(s, "%s: a stream missed %" PRIu64 " events", c->thread->id, u->gap.lost);
     } else if (st != APS_OK) {
         return -1;
     } else if (f.len == 0) {
@@ -876,7 +492,7 @@ static int write_sse(ap_server *s, conn *c)
     c->last_write_ms = mono_ms();
     c->events_sent += f.count;
     if (s->opt.drop_after != 0 && c->new_events >= s->opt.drop_after) {
-        slog(s, "%s: dropping a stream after %" PRIu64 " events (drop_after)", c->thread->id, c->events_sent);
+        server_log(s, "%s: dropping a stream after %" PRIu64 " events (drop_after)", c->thread->id, c->events_sent);
         return -1;
     }
     if (behind(c) || (s->stopping))
@@ -905,7 +521,7 @@ static int peek(ap_server *s, conn *c, sub *u)
         size_t n = 0;
         aps_status st = aps_replay_store_read(c->thread->log, &u->cur, 1, note_seq, &seq, &n, &u->gap, NULL);
         if (st == APS_E_MISSED) {
-            slog(s, "%s: subscription %s missed %" PRIu64 " events", c->thread->id, u->id, u->gap.lost);
+            server_log(s, "%s: subscription %s missed %" PRIu64 " events", c->thread->id, u->id, u->gap.lost);
             continue;
         }
         if (st != APS_OK)
@@ -992,7 +608,7 @@ static int write_ws(ap_server *s, conn *c)
                 skip.websocket = 2;
                 if (aps_replay_store_read(c->thread->log, &c->subs[i].cur, 1, take_event, &skip, &n,
                                           &c->subs[i].gap, NULL) != APS_OK)
-                    slog(s, "%s: subscription %s lost its place", c->thread->id, c->subs[i].id);
+                    server_log(s, "%s: subscription %s lost its place", c->thread->id, c->subs[i].id);
                 c->subs[i].peeked = 0;
             }
         if (f.len == 0)
@@ -1002,7 +618,7 @@ static int write_ws(ap_server *s, conn *c)
         c->events_sent++;
         sent++;
         if (s->opt.drop_after != 0 && c->new_events >= s->opt.drop_after) {
-            slog(s, "%s: dropping a WebSocket after %" PRIu64 " events (drop_after)", c->thread->id, c->events_sent);
+            server_log(s, "%s: dropping a WebSocket after %" PRIu64 " events (drop_after)", c->thread->id, c->events_sent);
             return -1;
         }
     }
@@ -1087,7 +703,7 @@ static void ws_subscription_command(ap_server *s, conn *c, const ap_command_t *c
         r->u.subscription_result.u.subscribe_result.subscription_id.len = strlen(u->id);
         r->u.subscription_result.u.subscribe_result.has_replayed_events = true;
         r->u.subscription_result.u.subscribe_result.replayed_events = replay_count(c->thread, &u->filter, &start);
-        slog(s, "%s: websocket subscribed %s", c->thread->id, u->id);
+        server_log(s, "%s: websocket subscribed %s", c->thread->id, u->id);
         return;
     }
     if (d->kind == AP_COMMAND_DATA_SUBSCRIPTION_UNSUBSCRIBE) {
@@ -1190,7 +806,7 @@ static int answer_command(ap_server *s, conn *c, const char *text, size_t len, a
         why.ptr = msg;
         why.len = strlen(msg);
         ap_response_error(&response, NULL, AP_ERROR_CODE_INVALID_ARGUMENT, why);
-        slog(s, "%s: command refused: %s", c->thread->id, msg);
+        server_log(s, "%s: command refused: %s", c->thread->id, msg);
         rc = 1;
     } else if (cmd.command_data.kind == AP_COMMAND_DATA_SUBSCRIPTION_SUBSCRIBE ||
                cmd.command_data.kind == AP_COMMAND_DATA_SUBSCRIPTION_UNSUBSCRIBE ||
@@ -1202,7 +818,7 @@ static int answer_command(ap_server *s, conn *c, const char *text, size_t len, a
             why.len = strlen(why.ptr);
             ap_response_error(&response, &cmd, AP_ERROR_CODE_NOT_SUPPORTED, why);
         }
-        slog(s, "%s: command %" PRIu64 " %s", c->thread->id, (uint64_t)cmd.id,
+        server_log(s, "%s: command %" PRIu64 " %s", c->thread->id, (uint64_t)cmd.id,
              ap_command_data_kind_name(cmd.command_data.kind));
     } else {
         ap_server_command sc;
@@ -1224,7 +840,7 @@ static int answer_command(ap_server *s, conn *c, const char *text, size_t len, a
             why.len = strlen(why.ptr);
             ap_response_error(&response, &cmd, AP_ERROR_CODE_UNKNOWN_ERROR, why);
         }
-        slog(s, "%s: command %" PRIu64 " %s: %s", c->thread->id, (uint64_t)cmd.id,
+        server_log(s, "%s: command %" PRIu64 " %s: %s", c->thread->id, (uint64_t)cmd.id,
              ap_command_data_kind_name(cmd.command_data.kind),
              response.kind == AP_MESSAGE_ERROR_RESPONSE ? "error" : "success");
     }
@@ -1287,7 +903,7 @@ static int open_sse(ap_server *s, conn *c)
     stream_add(s, c);
     lws_set_timeout(c->wsi, NO_PENDING_TIMEOUT, 0);
     c->last_write_ms = mono_ms();
-    slog(s, "%s: SSE stream opened (%s)", c->thread->id,
+    server_log(s, "%s: SSE stream opened (%s)", c->thread->id,
          start.from == APS_REPLAY_FROM_RUN ? "the current run" : start.from == APS_REPLAY_FROM_SEQ ? "since" : "after an eventId");
     return respond(c, 200, "text/event-stream", NULL, SIZE_MAX);
 }
@@ -1327,7 +943,7 @@ static int request_start(ap_server *s, conn *c, int method, const char *uri)
                          add_header(c->wsi, "access-control-max-age:", "600", &p, end))) ||
             lws_finalize_write_http_header(c->wsi, start, &p, end))
             return -1;
-        slog(s, "OPTIONS %s: preflight %s", uri, c->cors ? "allowed" : "refused (origin not allowed)");
+        server_log(s, "OPTIONS %s: preflight %s", uri, c->cors ? "allowed" : "refused (origin not allowed)");
         return lws_http_transaction_completed(c->wsi) ? -1 : 0;
     }
     if (!authorized(s, c->wsi))
@@ -1335,7 +951,7 @@ static int request_start(ap_server *s, conn *c, int method, const char *uri)
                              "an API key is required (x-api-key or Authorization: Bearer)");
     if (c->route == R_NONE)
         return respond_error(s, c, 404, NULL, AP_ERROR_CODE_INVALID_ARGUMENT, "no such endpoint: %.200s", uri);
-    if ((c->thread = thread_get(s, id, id_len, c->route != R_STATE)) == NULL) {
+    if ((c->thread = server_thread(s, id, id_len, c->route != R_STATE)) == NULL) {
         if (c->route == R_STATE)
             return respond_error(s, c, 404, NULL, AP_ERROR_CODE_NO_SUCH_RUN, "no thread %.200s", id);
         return respond_error(s, c, 503, NULL, AP_ERROR_CODE_UNKNOWN_ERROR, "too many threads (%zu)",
@@ -1469,7 +1085,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             s->connections++;
         }
         if (s->stopping || s->connections > s->opt.max_connections) {
-            slog(s, "refusing a request: %s", s->stopping ? "stopping" : "too many connections");
+            server_log(s, "refusing a request: %s", s->stopping ? "stopping" : "too many connections");
             return respond_error(s, c, 503, NULL, AP_ERROR_CODE_UNKNOWN_ERROR,
                                  s->stopping ? "the server is stopping" : "too many connections");
         }
@@ -1502,7 +1118,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         if (s->stopping || s->connections >= s->opt.max_connections ||
             header(wsi, WSI_TOKEN_GET_URI, NULL, path, sizeof path) <= 0 ||
             parse_path(path, id, sizeof id, &id_len) != R_STREAM || !authorized(s, wsi)) {
-            slog(s, "refusing a WebSocket upgrade");
+            server_log(s, "refusing a WebSocket upgrade");
             return 1;
         }
         return 0;
@@ -1517,11 +1133,11 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         s->connections++;
         if (header(wsi, WSI_TOKEN_GET_URI, NULL, path, sizeof path) <= 0 ||
             parse_path(path, id, sizeof id, &id_len) != R_STREAM ||
-            (c->thread = thread_get(s, id, id_len, 1)) == NULL)
+            (c->thread = server_thread(s, id, id_len, 1)) == NULL)
             return -1;
         stream_add(s, c);
         c->last_write_ms = mono_ms();
-        slog(s, "%s: WebSocket opened", c->thread->id);
+        server_log(s, "%s: WebSocket opened", c->thread->id);
         return 0;
     }
     case LWS_CALLBACK_RECEIVE: {
@@ -1534,7 +1150,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         if (!lws_is_final_fragment(wsi) || lws_remaining_packet_payload(wsi) > 0)
             return 0;
         if (c->body_too_large) {
-            slog(s, "%s: closing a WebSocket: a message over %zu bytes", c->thread->id, s->opt.max_body);
+            server_log(s, "%s: closing a WebSocket: a message over %zu bytes", c->thread->id, s->opt.max_body);
             lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, (unsigned char *)"message too large", 17);
             return -1;
         }
@@ -1558,7 +1174,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_CLOSED_HTTP:
         if (c != NULL) {
             if (c->thread != NULL && (c->kind == C_SSE || c->kind == C_WS))
-                slog(s, "%s: %s closed after %" PRIu64 " events", c->thread->id,
+                server_log(s, "%s: %s closed after %" PRIu64 " events", c->thread->id,
                      c->kind == C_SSE ? "SSE stream" : "WebSocket", c->events_sent);
             conn_release(s, c);
         }
@@ -1664,7 +1280,6 @@ unsigned ap_server_port(const ap_server *s)
 
 void ap_server_stop(ap_server *s)
 {
-    srv_thread *t;
     if (s == NULL)
         return;
     if (s->loop_started) {
@@ -1675,10 +1290,7 @@ void ap_server_stop(ap_server *s)
     }
     if (s->ctx != NULL)
         lws_context_destroy(s->ctx);
-    while ((t = s->threads) != NULL) {
-        s->threads = t->next;
-        thread_free(t);
-    }
+    server_threads_free(s);
     pthread_mutex_destroy(&s->lock);
     free(s->cors);
     free(s->api_key);

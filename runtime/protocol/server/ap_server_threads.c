@@ -241,7 +241,9 @@ static void write_key(aps_json_writer *w, const char *schema, const char *snake,
 aps_status ap_server_publish_json(ap_server *s, aps_slice thread_id, const char *json, size_t len,
                                   aps_slice run_id, uint64_t *seq, aps_error *err)
 {
-    static const char *const stamped[] = { "seq", "eventId", "event_id", "runId", "run_id", "type", NULL };
+    /* written afresh, so the event's own are left out: runId only when one is given */
+    static const char *const stamped[] = { "seq", "eventId", "event_id", "type", NULL };
+    static const char *const run_keys[] = { "runId", "run_id", NULL };
     static const char *const timestamp[] = { "timestamp", NULL };
     srv_thread *t;
     aps_arena arena;
@@ -286,7 +288,7 @@ aps_status ap_server_publish_json(ap_server *s, aps_slice thread_id, const char 
     if (aps_json_read_object(&r, NULL) != APS_OK)
         st = APS_E_SYNTAX;
     while (st == APS_OK && aps_json_next_member(&r, &key, &more, NULL) == APS_OK && more) {
-        if (key_is(key, stamped)) {
+        if (key_is(key, stamped) || (run_id.ptr != NULL && key_is(key, run_keys))) {
             st = aps_json_skip(&r, NULL);
             continue;
         }

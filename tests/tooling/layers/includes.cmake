@@ -10,6 +10,8 @@
 #   framing   core
 #   protocol  core, schema, framing
 #   protocol/companion  the above, plus the committed bindings (ap.h)
+#   protocol/server     the above, plus the companion (its ap_*.h): the
+#                       thread server is a library on top of it
 cmake_minimum_required(VERSION 3.20)
 get_filename_component(RUNTIME ${RUNTIME} ABSOLUTE)
 set(layers core schema framing protocol)
@@ -40,6 +42,9 @@ foreach(l ${layers})
     set(extra "")
     if(f MATCHES "^protocol/companion/")
       set(extra ap.h)
+    elseif(f MATCHES "^protocol/server/")
+      file(GLOB companion_headers RELATIVE ${RUNTIME}/protocol/companion ${RUNTIME}/protocol/companion/*.h)
+      set(extra ap.h ${companion_headers})
     endif()
     file(STRINGS ${RUNTIME}/${f} incs REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
     foreach(inc ${incs})

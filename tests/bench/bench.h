@@ -43,5 +43,6 @@ int bench_assemble(const bench_config *cfg);
 int bench_frontend(const bench_config *cfg);
 int bench_codec(const bench_config *cfg);
 int bench_redis(const bench_config *cfg);
+int bench_server(const bench_config *cfg);
 
 #endif

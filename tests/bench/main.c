@@ -52,7 +52,7 @@ void bench_unpin(void)
 typedef struct bench_area {
     const char *name;
     int (*run)(const bench_config *);
-    int pin; /* run on one core (bench_pin); not redis, whose server is another process */
+    int pin; /* run on one core (bench_pin); not redis, whose server is another process, nor server */
 } bench_area;
 
 static const bench_area areas[] = {
@@ -76,6 +76,9 @@ static const bench_area areas[] = {
 #endif
 #ifdef HAVE_BENCH_REDIS
     { "redis", bench_redis, 0 },
+#endif
+#ifdef HAVE_BENCH_SERVER
+    { "server", bench_server, 0 }, /* a service thread, a client thread and the publisher */
 #endif
     { NULL, NULL, 0 }
 };

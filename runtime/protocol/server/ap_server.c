@@ -69,8 +69,6 @@ typedef struct conn {
     int closing;                /* close after what is queued is written */
     int wake;                   /* lws asked for a writable callback */
     struct conn *prev, *next;   /* streams: SSE and WS connections */
-    unsigned char *chunk;       /* LWS_PRE + what one write sends */
-    size_t chunk_cap;
 } conn;
 
 static uint64_t mono_ms(void)
@@ -381,25 +379,26 @@ static uint64_t lag(const conn *c)
 /* ---- writing events ------------------------------------------------------------- */
 
 typedef struct chunk_fill {
+    ap_server *s;
     conn *c;
-    size_t len;     /* bytes in c->chunk after LWS_PRE */
+    size_t len;     /* bytes in s->chunk after LWS_PRE */
     size_t count;
     uint64_t drop_after; /* the knob: stop at this many events past c->drop_base (0: never) */
     int websocket;  /* 1: take the `data:` JSON only, one event; 2: take one event and drop it */
 } chunk_fill;
 
-/* Room for `n` more bytes in the connection's chunk; 0, or -1 out of memory. */
-static int chunk_room(conn *c, size_t used, size_t n)
+/* Room for `n` more bytes in the server's chunk; 0, or -1 out of memory. */
+static int chunk_room(ap_server *s, size_t used, size_t n)
 {
-    if (LWS_PRE + used + n > c->chunk_cap) {
+    if (LWS_PRE + used + n > s->chunk_cap) {
         size_t cap = LWS_PRE + used + n;
         unsigned char *grown;
         if (cap < LWS_PRE + CHUNK_BYTES)
             cap = LWS_PRE + CHUNK_BYTES;
-        if ((grown = realloc(c->chunk, cap)) == NULL)
+        if ((grown = realloc(s->chunk, cap)) == NULL)
             return -1;
-        c->chunk = grown;
-        c->chunk_cap = cap;
+        s->chunk = grown;
+        s->chunk_cap = cap;
     }
     return 0;
 }
@@ -430,9 +429,9 @@ static int take_event(void *ctx, const aps_replay_event *ev)
                (f->drop_after != 0 && f->c->new_events >= f->drop_after)) {
         return 1; /* the next write */
     }
-    if (chunk_room(f->c, f->len, n) != 0)
+    if (chunk_room(f->s, f->len, n) != 0)
         return 1;
-    memcpy(f->c->chunk + LWS_PRE + f->len, p, n);
+    memcpy(f->s->chunk + LWS_PRE + f->len, p, n);
     f->len += n;
     f->count++;
     if (ev->seq > f->c->drop_base && !ev->baseline)
@@ -461,6 +460,7 @@ static int write_sse(ap_server *s, conn *c)
     size_t n = 0;
     aps_status st;
     memset(&f, 0, sizeof f);
+    f.s = s;
     f.c = c;
     f.drop_after = s->opt.drop_after;
     if (too_slow(s, c))
@@ -470,9 +470,9 @@ static int write_sse(ap_server *s, conn *c)
         char line[160];
         int m = snprintf(line, sizeof line, ": missed %" PRIu64 " events; oldest seq %" PRIu64 "\n\n", u->gap.lost,
                          u->gap.oldest_seq);
-        if (chunk_room(c, 0, (size_t)m) != 0)
+        if (chunk_room(s, 0, (size_t)m) != 0)
             return -1;
-        memcpy(c->chunk + LWS_PRE, line, (size_t)m);
+        memcpy(s->chunk + LWS_PRE, line, (size_t)m);
         f.len = (size_t)m;
         server_log(s, "%s: a stream missed %" PRIu64 " events", c->thread->id, u->gap.lost);
     } else if (st != APS_OK) {
@@ -482,12 +482,12 @@ static int write_sse(ap_server *s, conn *c)
             return -1;
         if (mono_ms() - c->last_write_ms < s->opt.heartbeat_ms)
             return 0;
-        if (chunk_room(c, 0, 16) != 0)
+        if (chunk_room(s, 0, 16) != 0)
             return -1;
-        memcpy(c->chunk + LWS_PRE, ": heartbeat\n\n", 13);
+        memcpy(s->chunk + LWS_PRE, ": heartbeat\n\n", 13);
         f.len = 13;
     }
-    if (lws_write(c->wsi, c->chunk + LWS_PRE, f.len, LWS_WRITE_HTTP) < (int)f.len)
+    if (lws_write(c->wsi, s->chunk + LWS_PRE, f.len, LWS_WRITE_HTTP) < (int)f.len)
         return -1;
     c->last_write_ms = mono_ms();
     c->events_sent += f.count;
@@ -555,11 +555,11 @@ static int write_ws(ap_server *s, conn *c)
     while (c->out_off < c->out_len && sent < WS_MESSAGES_PER_WRITE && !lws_send_pipe_choked(c->wsi)) {
         uint32_t n;
         memcpy(&n, c->out + c->out_off, 4);
-        if (chunk_room(c, 0, n) != 0)
+        if (chunk_room(s, 0, n) != 0)
             return -1;
-        memcpy(c->chunk + LWS_PRE, c->out + c->out_off + 4, n);
+        memcpy(s->chunk + LWS_PRE, c->out + c->out_off + 4, n);
         c->out_off += 4 + n;
-        if (lws_write(c->wsi, c->chunk + LWS_PRE, n, LWS_WRITE_TEXT) < (int)n)
+        if (lws_write(c->wsi, s->chunk + LWS_PRE, n, LWS_WRITE_TEXT) < (int)n)
             return -1;
         sent++;
     }
@@ -593,6 +593,7 @@ static int write_ws(ap_server *s, conn *c)
         if (best == SIZE_MAX)
             break;
         memset(&f, 0, sizeof f);
+        f.s = s;
         f.c = c;
         f.websocket = 1;
         if (aps_replay_store_read(c->thread->log, &c->subs[best].cur, 1, take_event, &f, &n, &c->subs[best].gap,
@@ -604,6 +605,7 @@ static int write_ws(ap_server *s, conn *c)
                 /* the same event, matched by another subscription: sent once */
                 chunk_fill skip;
                 memset(&skip, 0, sizeof skip);
+                skip.s = s;
                 skip.c = c;
                 skip.websocket = 2;
                 if (aps_replay_store_read(c->thread->log, &c->subs[i].cur, 1, take_event, &skip, &n,
@@ -613,7 +615,7 @@ static int write_ws(ap_server *s, conn *c)
             }
         if (f.len == 0)
             continue;
-        if (lws_write(c->wsi, c->chunk + LWS_PRE, f.len, LWS_WRITE_TEXT) < (int)f.len)
+        if (lws_write(c->wsi, s->chunk + LWS_PRE, f.len, LWS_WRITE_TEXT) < (int)f.len)
             return -1;
         c->events_sent++;
         sent++;
@@ -1016,9 +1018,7 @@ static void conn_release(ap_server *s, conn *c)
     subs_free(c);
     free(c->body);
     free(c->out);
-    free(c->chunk);
     c->body = c->out = NULL;
-    c->chunk = NULL;
     if (c->counted) {
         s->connections--;
         c->counted = 0;
@@ -1292,6 +1292,7 @@ void ap_server_stop(ap_server *s)
         lws_context_destroy(s->ctx);
     server_threads_free(s);
     pthread_mutex_destroy(&s->lock);
+    free(s->chunk);
     free(s->cors);
     free(s->api_key);
     free(s);

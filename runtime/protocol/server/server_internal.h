@@ -51,6 +51,10 @@ struct ap_server {
     volatile int stopping;      /* set by ap_server_stop, read by the loop */
     uint64_t stop_deadline_ms;
     lws_sorted_usec_list_t heartbeat;
+    unsigned char *chunk;       /* LWS_PRE + what one write sends: one for all connections, since
+                                   only the service thread writes and lws_write keeps its own copy
+                                   of what the socket did not take */
+    size_t chunk_cap;
     char *cors;                 /* opt.cors_origins, copied */
     char *api_key;
 };

@@ -441,6 +441,15 @@ bool aps_fast_any_ok(const aps_json_raw *raw)
     return raw->ptr != NULL && raw->len != 0 && aps_json_validate(raw->ptr, raw->len, NULL, NULL) == APS_OK;
 }
 
+bool aps_fast_put_any_checked(aps_json_writer *w, const aps_json_raw *raw)
+{
+    const char *end = raw->ptr + raw->len;
+    /* The room aps_json_validate gives (its default depth): the same verdicts. */
+    if (aps_json_impl_skip_compact(raw->ptr, end, APS_JSON_MAX_DEPTH_DEFAULT) == end)
+        return aps_json_impl_put(w, raw->ptr, raw->len) != 0;
+    return aps_fast_any_ok(raw) && aps_json_impl_put_raw(w, *raw) != 0;
+}
+
 bool aps_fast_extras_ok(const aps_type *t, const aps_json_members *x)
 {
     vctx v;

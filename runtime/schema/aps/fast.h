@@ -595,8 +595,11 @@ APS_FAST_INLINE bool aps_fast_put_any(aps_json_writer *w, const aps_json_raw *ra
 /*
  * A value of type t (at `value`; NULL for a literal), inside `depth` typed
  * values, by the tables: checked by the table-driven validator unless
- * trusted, then written by the table-driven encoder. For the parts a
- * generated encoder leaves to them (enums, floats, maps, choices of kinds).
+ * trusted, then written by the table-driven encoder (its `any` values
+ * checked as they are written, by aps_fast_put_any_checked: on false the
+ * writer holds part of the value, as with any generated encoder's failure).
+ * For the parts a generated encoder leaves to them (enums, floats, maps,
+ * choices of kinds).
  */
 bool aps_fast_put_table(aps_json_writer *w, const aps_type *t, const void *value, unsigned depth, bool trusted);
 

@@ -486,6 +486,7 @@ aps_status aps_schema_priv_validate_tables(const aps_type *type, const void *val
     v.err = err;
     v.strict = strict;
     v.failed = false;
+    v.any_later = false;
     v.nseg = 0;
     st = check(&v, type, value, 0);
     if (v.failed) {

@@ -5,9 +5,10 @@
  * a field name (only names of up to five bytes can be known fields, so at most
  * that much is held) and a value that goes straight to where it belongs: the
  * data buffer, the event type, the id being read, or the retry number. So a
- * line split over pushes costs nothing extra, comment and unknown lines cost
- * no storage at all, and the hot loop is one memchr per line end plus one
- * memcpy per data value.
+ * line split over pushes costs nothing extra, and comment and unknown lines
+ * cost no storage at all. A line that arrives whole (the usual one) is
+ * taken in one step (whole_line), an event's only data line borrowed where
+ * it lies, never copied.
  *
  * Lines are found by aps_scan_line, which also proves the bytes it passes
  * well-formed UTF-8 where it can (ASCII, and whole characters within a

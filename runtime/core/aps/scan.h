@@ -313,6 +313,7 @@ APS_SCAN_INLINE const char *aps_scan_utf8_char(const char *s, const char *end)
 
 /* ---- lines ------------------------------------------------------------------ */
 
+#if defined(__SSE2__)
 /*
  * Validates the UTF-8 characters that start at the bytes of `high` (bit i:
  * s[i] is past ASCII) and at or after *ok, the end of what is proven so
@@ -331,7 +332,6 @@ APS_SCAN_INLINE int aps_scan_line_utf8(const char *s, uint64_t high, const char 
     return 1;
 }
 
-#if defined(__SSE2__)
 /* Whether any of the 32 bytes at p is CR, LF or past ASCII: one mask for the usual step. */
 APS_SCAN_INLINE int aps_scan_line_any32(const char *p)
 {

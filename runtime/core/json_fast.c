@@ -255,9 +255,18 @@ static inline const char *scan_word(const char *p, const char *end, const char *
 /*
  * A state machine over the tokens, one label per state (a value, after a
  * value, a member name), with each open container a bit (object or
- * array) so that no state asks what it is in more than once.
+ * array) so that no state asks what it is in more than once. `compact`
+ * (a constant where it is inlined): whitespace between tokens is refused
+ * (WS and COLON take none), which says the text is its own compact form.
  */
-const char *aps_json_impl_skip_fast(const char *p, const char *end, size_t room, int allow_duplicates)
+#if defined(__GNUC__) || defined(__clang__)
+#define SKIP_INLINE static inline __attribute__((always_inline))
+#else
+#define SKIP_INLINE static inline
+#endif
+#define WS(q) (compact ? (q) : aps_scan_ws((q), end))
+#define COLON(q) (compact ? ((q) < end && *(q) == ':' ? (q) + 1 : NULL) : aps_scan_colon((q), end))
+SKIP_INLINE const char *skip_impl(const char *p, const char *end, size_t room, int allow_duplicates, int compact)
 {
     unsigned first_name[APS_JSON_FAST_DEPTH]; /* of each open object, in names[] */
     uint64_t lengths[APS_JSON_FAST_DEPTH];    /* of each open object: bit len % 64 of its names' */
@@ -280,7 +289,7 @@ value:
     case '{':
         if (top == room)
             return NULL;
-        p = aps_scan_ws(p + 1, end);
+        p = WS(p + 1);
         if (p < end && *p == '}') {
             p++;
             goto after;
@@ -292,7 +301,7 @@ value:
     case '[':
         if (top == room)
             return NULL;
-        p = aps_scan_ws(p + 1, end);
+        p = WS(p + 1);
         if (p < end && *p == ']') {
             p++;
             goto after;
@@ -320,7 +329,7 @@ after:
     if (top == 0)
         return p;
     if (APS_SCAN_UNLIKELY(!(p < end && *p == ','))) {
-        p = aps_scan_ws(p, end);
+        p = WS(p);
         if (p >= end)
             return NULL;
         if (*p != ',') {
@@ -332,7 +341,7 @@ after:
             goto after;
         }
     }
-    p = aps_scan_ws(p + 1, end);
+    p = WS(p + 1);
     if (!(in_object >> (top - 1) & 1u))
         goto value;
 name:
@@ -352,7 +361,7 @@ name:
             i = (unsigned)__builtin_ctz(m);
             names[nnames].ptr = p + 1;
             names[nnames].len = i;
-            p = aps_scan_ws(p + i + 3, end);
+            p = WS(p + i + 3);
             goto named;
         }
     }
@@ -366,7 +375,7 @@ name:
     }
     names[nnames].ptr = p + 1;
     names[nnames].len = (size_t)(s - p) - 1;
-    if ((p = aps_scan_colon(s + 1, end)) == NULL)
+    if ((p = COLON(s + 1)) == NULL)
         return NULL;
 #if defined(__SSE2__)
 named:
@@ -385,6 +394,19 @@ named:
         nnames++; /* with duplicates allowed no name is kept */
     }
     goto value;
+}
+
+#undef WS
+#undef COLON
+
+const char *aps_json_impl_skip_fast(const char *p, const char *end, size_t room, int allow_duplicates)
+{
+    return skip_impl(p, end, room, allow_duplicates, 0);
+}
+
+const char *aps_json_impl_skip_compact(const char *p, const char *end, size_t room)
+{
+    return skip_impl(p, end, room, 0, 1);
 }
 
 aps_status aps_json_validate(const char *json, size_t len, const aps_json_reader_options *options,

@@ -5,11 +5,20 @@
  * a field name (only names of up to five bytes can be known fields, so at most
  * that much is held) and a value that goes straight to where it belongs: the
  * data buffer, the event type, the id being read, or the retry number. So a
- * line split over pushes costs nothing extra, comment and unknown lines cost
- * no storage at all, and the hot loop is one memchr per line end plus one
- * memcpy per data value.
+ * line split over pushes costs nothing extra, and comment and unknown lines
+ * cost no storage at all. A line that arrives whole (the usual one) is
+ * taken in one step (whole_line), an event's only data line borrowed where
+ * it lies, never copied.
+ *
+ * Lines are found by aps_scan_line, which also proves the bytes it passes
+ * well-formed UTF-8 where it can (ASCII, and whole characters within a
+ * push): a value made only of proven pieces is not checked again, since
+ * well-formed pieces joined are well-formed. Anything unproven gets the
+ * exact check (aps_utf8_check) it always had, so verdicts and error
+ * offsets are the exact check's.
  */
 #include "aps/sse.h"
+#include "aps/scan.h"
 #include "aps/utf8.h"
 
 #include <string.h>
@@ -177,6 +186,7 @@ static void clear_event(aps_sse_parser *p)
     p->type_len = 0;
     p->event_started = 0;
     p->dropping = 0;
+    p->data_unproven = 0;
 }
 
 void aps_sse_parser_init(aps_sse_parser *p, void *storage, size_t cap,
@@ -279,10 +289,12 @@ static aps_status begin_field(aps_sse_parser *p, int field, uint64_t offset)
         break;
     case F_EVENT:
         p->type_len = 0;
+        p->value_unproven = 0;
         break;
     case F_ID:
         p->id_len[!p->id_cur] = 0;
         p->id_nul = 0;
+        p->value_unproven = 0;
         break;
     case F_RETRY:
         p->retry_acc = 0;
@@ -297,14 +309,23 @@ static aps_status begin_field(aps_sse_parser *p, int field, uint64_t offset)
     return APS_OK;
 }
 
-/* Appends value bytes s[0..len), which start at stream offset `offset`. */
+/*
+ * Appends value bytes s[0..len), which start at stream offset `offset`;
+ * `proven`: they are well-formed UTF-8.
+ */
 static aps_status append_value(aps_sse_parser *p, const char *s, size_t len,
-                               uint64_t offset)
+                               uint64_t offset, int proven)
 {
     size_t i;
     char *pending;
     if (len == 0)
         return APS_OK;
+    if (!proven) {
+        if (p->field == F_DATA)
+            p->data_unproven = 1;
+        else
+            p->value_unproven = 1;
+    }
     switch (p->field) {
     case F_DATA:
         if (len > p->data_cap - p->data_len)
@@ -358,8 +379,9 @@ static aps_status end_field(aps_sse_parser *p)
     size_t bad;
     switch (p->field) {
     case F_EVENT:
-        bad = p->opts.skip_utf8_check ? SIZE_MAX
-                                      : aps_utf8_check((const uint8_t *)p->type, p->type_len);
+        bad = p->opts.skip_utf8_check || !p->value_unproven
+                  ? SIZE_MAX
+                  : aps_utf8_check((const uint8_t *)p->type, p->type_len);
         if (bad != SIZE_MAX)
             return drop(p, APS_E_UTF8, p->event_offset, "event type", 0);
         break;
@@ -367,7 +389,7 @@ static aps_status end_field(aps_sse_parser *p)
         /* An id containing NUL is ignored (the spec's rule). */
         if (p->id_nul)
             break;
-        bad = p->opts.skip_utf8_check
+        bad = p->opts.skip_utf8_check || !p->value_unproven
                   ? SIZE_MAX
                   : aps_utf8_check((const uint8_t *)p->ids[!p->id_cur], p->id_len[!p->id_cur]);
         if (bad != SIZE_MAX)
@@ -399,7 +421,7 @@ static aps_status dispatch(aps_sse_parser *p)
         clear_event(p);
         return APS_OK;
     }
-    bad = p->opts.skip_utf8_check
+    bad = p->opts.skip_utf8_check || !p->data_unproven
               ? SIZE_MAX
               : aps_utf8_check((const uint8_t *)(p->borrowed != NULL ? p->borrowed : p->data),
                                p->data_len);
@@ -425,9 +447,11 @@ static aps_status dispatch(aps_sse_parser *p)
 
 /*
  * Consumes s[0..len), a piece of one line without its line end, starting at
- * stream offset `offset`.
+ * stream offset `offset`; `proven`: the piece is well-formed UTF-8. A known
+ * field's name is ASCII, so then its value, which follows it, is too.
  */
-static aps_status line_piece(aps_sse_parser *p, const char *s, size_t len, uint64_t offset)
+static aps_status line_piece(aps_sse_parser *p, const char *s, size_t len, uint64_t offset,
+                             int proven)
 {
     while (len > 0) {
         switch (p->state) {
@@ -445,10 +469,17 @@ static aps_status line_piece(aps_sse_parser *p, const char *s, size_t len, uint6
             break;
         case NAME: {
             /* Only the first bytes can make a known name: look no further. */
-            size_t window = KNOWN_NAME_MAX + 1 - p->name_len;
-            const char *colon = memchr(s, ':', len < window ? len : window);
-            size_t n = colon != NULL ? (size_t)(colon - s) : len;
+            size_t window = KNOWN_NAME_MAX + 1 - p->name_len, n = 0;
+            const char *colon = NULL;
             aps_status st;
+            /* a few bytes: a loop, not a call */
+            for (window = len < window ? len : window; n < window; n++) {
+                if (s[n] == ':') {
+                    colon = s + n;
+                    break;
+                }
+            }
+            n = colon != NULL ? n : len;
             if (colon == NULL && p->name_len + len > KNOWN_NAME_MAX) {
                 p->state = SKIP;
                 return APS_OK;
@@ -476,12 +507,70 @@ static aps_status line_piece(aps_sse_parser *p, const char *s, size_t len, uint6
             }
             break;
         case VALUE:
-            return append_value(p, s, len, offset);
+            return append_value(p, s, len, offset, proven);
         default: /* SKIP */
             return APS_OK;
         }
     }
     return APS_OK;
+}
+
+/*
+ * A whole line s[0..len) at stream offset `offset`, from LINE_START: what
+ * line_piece and line_end do for it, without the states that only a line
+ * split over pushes needs (the usual line arrives whole). The state is
+ * LINE_START again after it.
+ */
+static aps_status whole_line(aps_sse_parser *p, const char *s, size_t len, uint64_t offset,
+                             int proven)
+{
+    size_t n, v;
+    aps_status st;
+    if (len == 0)
+        return dispatch(p);
+    if (s[0] == ':' || p->dropping)
+        return APS_OK;
+    if (!p->event_started) {
+        p->event_started = 1;
+        p->event_offset = offset;
+    }
+    /* The usual line: an event's only data line, borrowed where it lies. */
+    if (len >= 5 && memcmp(s, "data:", 5) == 0 && p->data_lines == 0) {
+        v = 5 + (len > 5 && s[5] == ' ');
+        p->field = F_DATA;
+        p->data_lines = 1;
+        p->data_offset = offset + v;
+        if (len - v > p->data_cap) {
+            st = drop(p, APS_E_LIMIT, offset + v + p->data_cap, "data", p->data_cap);
+            p->state = LINE_START;
+            return st;
+        }
+        p->borrowed = len > v ? s + v : NULL;
+        p->data_len = len - v;
+        p->data_unproven = !proven && len > v;
+        return APS_OK;
+    }
+    for (n = 0; n < len && n <= KNOWN_NAME_MAX && s[n] != ':'; n++)
+        ;
+    if (n > KNOWN_NAME_MAX)
+        return APS_OK; /* a longer name is no field we know */
+    /* No colon: the whole line is the name, the value is empty. */
+    v = n < len ? n + 1 : len;
+    st = begin_field(p, field_of(s, n), offset + v);
+    if (st != APS_OK || p->state == SKIP) {
+        p->state = LINE_START;
+        return st;
+    }
+    if (v < len && s[v] == ' ') {
+        v++;
+        if (p->field == F_DATA && p->data_lines == 1)
+            p->data_offset = offset + v;
+    }
+    st = append_value(p, s + v, len - v, offset + v, proven);
+    if (st == APS_OK && p->state != SKIP)
+        st = end_field(p);
+    p->state = LINE_START;
+    return st;
 }
 
 /* The current line ended at stream offset `offset`. */
@@ -510,12 +599,11 @@ static aps_status line_end(aps_sse_parser *p, uint64_t offset)
 
 static aps_status feed(aps_sse_parser *p, const char *s, size_t n)
 {
-    size_t i = 0, cr = 0;
-    int cr_scanned = 0;
+    size_t i = 0;
+    int check = !p->opts.skip_utf8_check, proven;
     aps_status st = APS_OK;
     while (i < n && st == APS_OK) {
         size_t eol;
-        const char *lf;
         if (p->cr_pending) {
             /* CR ended the previous push's last line: an LF now completes it. */
             p->cr_pending = 0;
@@ -524,22 +612,18 @@ static aps_status feed(aps_sse_parser *p, const char *s, size_t n)
                 continue;
             }
         }
-        /* Find the line end: one scan finds the next CR for the whole push,
-         * then LF is looked for only up to it. Streams without CR thus cost
-         * one memchr per line. */
-        if (!cr_scanned || cr < i) {
-            const char *c = memchr(s + i, '\r', n - i);
-            cr = c != NULL ? (size_t)(c - s) : n;
-            cr_scanned = 1;
+        /* The line end (CR or LF) and the UTF-8 proof, in one pass. */
+        eol = (size_t)(aps_scan_line(s, s + i, s + n, check, &proven) - s);
+        if (eol < n && p->state == LINE_START) {
+            st = whole_line(p, s + i, eol - i, p->offset + i, proven);
+        } else {
+            st = line_piece(p, s + i, eol - i, p->offset + i, proven);
+            if (st != APS_OK || eol == n) {
+                i = eol;
+                break;
+            }
+            st = line_end(p, p->offset + eol);
         }
-        lf = memchr(s + i, '\n', cr - i);
-        eol = lf != NULL ? (size_t)(lf - s) : cr;
-        st = line_piece(p, s + i, eol - i, p->offset + i);
-        if (st != APS_OK || eol == n) {
-            i = eol;
-            break;
-        }
-        st = line_end(p, p->offset + eol);
         if (s[eol] == '\r') {
             if (eol + 1 == n)
                 p->cr_pending = 1;

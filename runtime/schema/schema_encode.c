@@ -25,6 +25,7 @@ typedef struct ectx {
     bool snake;
     size_t depth;      /* typed nesting, against APS_SCHEMA_MAX_DEPTH */
     size_t containers; /* open arrays and objects, the writer's own included */
+    bool check_any;    /* `any` values are checked here, as they are written (aps_fast_put_table) */
 } ectx;
 
 static aps_status encode(ectx *c, const aps_type *t, const void *value);
@@ -208,7 +209,10 @@ static aps_status encode(ectx *c, const aps_type *t, const void *value)
     aps_json_writer *w = c->w;
     int ok;
     switch (t->kind) {
-    case APS_K_ANY: return put_raw(w, (const aps_json_raw *)value);
+    case APS_K_ANY:
+        if (c->check_any)
+            return aps_fast_put_any_checked(w, (const aps_json_raw *)value) ? APS_OK : APS_E_SYNTAX;
+        return put_raw(w, (const aps_json_raw *)value);
     case APS_K_BOOL: ok = aps_json_impl_put_bool(w, *(const bool *)value); break;
     case APS_K_INT: ok = aps_json_impl_put_int(w, *(const int64_t *)value); break;
     case APS_K_UINT: ok = aps_json_impl_put_uint(w, *(const uint64_t *)value, 0); break;
@@ -247,10 +251,11 @@ static aps_status encode(ectx *c, const aps_type *t, const void *value)
 bool aps_fast_put_table(aps_json_writer *w, const aps_type *t, const void *value, unsigned depth, bool trusted)
 {
     ectx c;
-    if (!trusted && !aps_fast_valid(t, value, false, depth))
+    if (!trusted && !aps_schema_priv_valid_any_later(t, value, depth))
         return false;
     c.w = w;
     c.snake = false;
+    c.check_any = !trusted;
     c.depth = depth;
     /* every typed level opens at most one container: a bound on those the caller has open */
     c.containers = w->depth + depth;
@@ -312,6 +317,7 @@ aps_status aps_schema_encode(const aps_type *type, const void *value, aps_json_w
         return aps_error_set(err, w->status, SIZE_MAX, "the writer cannot take a value here: %s",
                              aps_status_str(w->status));
     c.w = w;
+    c.check_any = false; /* checked above, before the first byte */
     c.snake = options != NULL && options->key_case == APS_CASE_SNAKE;
     c.depth = 0;
     c.containers = w->depth;

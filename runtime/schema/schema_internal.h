@@ -106,6 +106,13 @@ APS_INTERNAL bool aps_schema_priv_decode_fast(const aps_type *type, const char *
 APS_INTERNAL aps_status aps_schema_priv_validate_tables(const aps_type *type, const void *value, bool strict, aps_error *err);
 
 /*
+ * aps_fast_valid, not strict, except that an `any` value (ptr and len set)
+ * is left to aps_fast_put_any_checked as the table encoder writes it: one
+ * pass over its text instead of a check and a compacting copy.
+ */
+APS_INTERNAL bool aps_schema_priv_valid_any_later(const aps_type *t, const void *value, unsigned depth);
+
+/*
  * aps_schema_decode without the fast path: the decoder that reads through
  * the pull reader and reports every error located. Arguments are checked
  * by the caller.

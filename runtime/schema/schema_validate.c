@@ -32,6 +32,7 @@ typedef struct vctx {
     aps_error *err;
     bool strict;
     bool failed;                        /* this run wrote err: collect the path */
+    bool any_later;                     /* `any` values are checked as they are written (aps_fast_put_table) */
     size_t nseg;
     /* The path of a failure, innermost step first: each level adds its step
      * as the failure returns through it, and aps_schema_validate writes the
@@ -213,6 +214,8 @@ static inline aps_status check(vctx *v, const aps_type *t, const void *value, si
 {
     switch (t->kind) {
     case APS_K_ANY:
+        if (v->any_later && ((const aps_json_raw *)value)->ptr != NULL && ((const aps_json_raw *)value)->len != 0)
+            return APS_OK;
         return check_raw(v, (const aps_json_raw *)value);
     case APS_K_BOOL:
     case APS_K_LITERAL:
@@ -441,11 +444,31 @@ bool aps_fast_any_ok(const aps_json_raw *raw)
     return raw->ptr != NULL && raw->len != 0 && aps_json_validate(raw->ptr, raw->len, NULL, NULL) == APS_OK;
 }
 
+bool aps_fast_put_any_checked(aps_json_writer *w, const aps_json_raw *raw)
+{
+    const char *end;
+    if (raw->ptr == NULL || raw->len == 0)
+        return false;
+    end = raw->ptr + raw->len;
+    /* The room aps_json_validate gives (its default depth): the same verdicts. */
+    if (aps_json_impl_skip_compact(raw->ptr, end, APS_JSON_MAX_DEPTH_DEFAULT) == end)
+        return aps_json_impl_put(w, raw->ptr, raw->len) != 0;
+    return aps_fast_any_ok(raw) && aps_json_impl_put_raw(w, *raw) != 0;
+}
+
 bool aps_fast_extras_ok(const aps_type *t, const aps_json_members *x)
 {
     vctx v;
     memset(&v, 0, offsetof(vctx, seg));
     return check_extras(&v, t, NULL, x) == APS_OK;
+}
+
+bool aps_schema_priv_valid_any_later(const aps_type *t, const void *value, unsigned depth)
+{
+    vctx v;
+    memset(&v, 0, offsetof(vctx, seg));
+    v.any_later = true;
+    return check(&v, t, value, depth) == APS_OK;
 }
 
 bool aps_fast_valid(const aps_type *t, const void *value, bool strict, unsigned depth)
@@ -463,6 +486,7 @@ aps_status aps_schema_priv_validate_tables(const aps_type *type, const void *val
     v.err = err;
     v.strict = strict;
     v.failed = false;
+    v.any_later = false;
     v.nseg = 0;
     st = check(&v, type, value, 0);
     if (v.failed) {

@@ -34,6 +34,13 @@
  *                    (a new std::string per message, as the API returns
  *                    it), and the same serializer into one reused
  *                    string_builder: the write baselines of issue 16
+ *   state snapshots  the decode (alternating with simdjson's parse), the
+ *                    checked and trusted encode and simdjson::minify again,
+ *                    on a second corpus (a quarter of the size) of values,
+ *                    updates and checkpoints events whose data are graph
+ *                    states of 0.5-15 KB (traffic_generate_snapshots):
+ *                    issue 34's row; aps_json_validate of the same lines
+ *                    (no schema) says what the `any` check alone costs
  *
  * Every MB/s figure divides the corpus's input bytes (newlines excluded) by
  * the time, so MB/s ratios equal message-rate ratios. Printing is timed in
@@ -336,17 +343,99 @@ static void bench_print(codec_bench *b, int repeat, print_times *t)
     free(msgs);
 }
 
+/* Decode runs alternating with simdjson's parse of the same lines: the best of each into *ours, *simdjson. */
+static void decode_alternating(codec_bench *b, int repeat, double *ours, double *simdjson)
+{
+    int k;
+    *ours = *simdjson = 1e300;
+    for (k = 0; k < repeat; k++) {
+        double t0 = bench_now(), dt;
+        run_decode(b);
+        dt = bench_now() - t0;
+        if (dt < *ours)
+            *ours = dt;
+        if (b->decoded != b->c->count) {
+            fprintf(stderr, "bench_codec: %zu of %zu messages failed to decode\n", b->c->count - b->decoded,
+                    b->c->count);
+            b->failed = 1;
+        }
+#ifdef HAVE_SIMDJSON
+        t0 = bench_now();
+        run_simdjson(b);
+        dt = bench_now() - t0;
+        if (dt < *simdjson)
+            *simdjson = dt;
+#endif
+    }
+}
+
+static void run_json_validate(codec_bench *b)
+{
+    size_t i, len;
+    for (i = 0; i < b->c->count; i++) {
+        const char *s = traffic_line(b->c, i, &len);
+        if (aps_json_validate(s, len, NULL, NULL) != APS_OK)
+            b->failed = 1;
+    }
+}
+
+/* Issue 34's row: the codec on state snapshots (values, updates, checkpoints of 0.5-15 KB). */
+static int bench_snapshots(const bench_config *cfg)
+{
+    traffic_corpus c;
+    codec_bench b;
+    double t_dec, t_simdjson, t_validate;
+    print_times pt;
+    if (traffic_generate_snapshots(cfg->corpus_bytes / 4, cfg->seed, &c) != 0) {
+        fprintf(stderr, "bench_codec: out of memory generating the snapshots\n");
+        return 1;
+    }
+    memset(&b, 0, sizeof b);
+    b.c = &c;
+    b.bytes = c.len - c.count;
+    b.dopt.strict = true;
+    b.trusted.trusted = true;
+    b.tables = ap_message_type;
+    b.tables.write = NULL;
+    aps_json_writer_init(&b.tables_writer, NULL);
+    aps_arena_init(&b.arena, NULL);
+    aps_json_writer_init(&b.writer, NULL);
+    printf("state snapshots: %zu messages, %.1f MB, %.0f bytes each on average\n", c.count, (double)b.bytes / 1e6,
+           (double)b.bytes / (double)c.count);
+    run_decode(&b);
+    decode_alternating(&b, cfg->repeat, &t_dec, &t_simdjson);
+    report("snapshots: decode Message (validates)", t_dec, &b);
+#ifdef HAVE_SIMDJSON
+    report("snapshots: simdjson DOM parse", t_simdjson, &b);
+#endif
+    t_validate = best_of(&b, cfg->repeat, run_json_validate);
+    report("snapshots: aps_json_validate alone", t_validate, &b);
+    bench_print(&b, cfg->repeat, &pt);
+    report("snapshots: encode Message (checked)", pt.ours, &b);
+    report("snapshots:   trusted (no check)", pt.trusted, &b);
+#ifdef HAVE_SIMDJSON
+    report("snapshots: simdjson::minify", pt.minify, &b);
+    printf("ratio snapshots decode/simdjson %.2f\n", t_simdjson / t_dec);
+    printf("ratio snapshots encode checked/simdjson minify %.2f (trusted %.2f)\n", pt.minify / pt.ours,
+           pt.minify / pt.trusted);
+#endif
+    if (b.failed)
+        fprintf(stderr, "bench_codec: a snapshot decode, parse or print failed\n");
+    aps_json_writer_deinit(&b.writer);
+    aps_json_writer_deinit(&b.tables_writer);
+    aps_arena_deinit(&b.arena);
+    traffic_free(&c);
+    return b.failed;
+}
+
 int bench_codec(const bench_config *cfg)
 {
     traffic_corpus c;
     codec_bench b;
     double t_dec, t_dec_schema, t_reval, t_dec_warm, t_simdjson_warm, t_cjson = 0, t_jansson = 0;
     print_times pt;
-#ifdef HAVE_SIMDJSON
     double t_simdjson;
-#endif
     size_t calls_before, calls;
-    int k;
     if (traffic_generate(cfg->corpus_bytes, cfg->seed, &c) != 0) {
         fprintf(stderr, "bench_codec: out of memory generating the corpus\n");
         return 1;
@@ -366,32 +455,10 @@ int bench_codec(const bench_config *cfg)
 
     run_decode(&b); /* warm-up: the arena grows to the largest message once */
     calls_before = aps_arena_malloc_calls(&b.arena);
-    t_dec = 1e300;
-#ifdef HAVE_SIMDJSON
-    t_simdjson = 1e300;
-#endif
     /* The decode and simdjson's parse alternate, run by run: the ratio of
      * the two is issue 16's bar, and a shared machine's drift between two
      * blocks of runs would move it either way. */
-    for (k = 0; k < cfg->repeat; k++) {
-        double t0 = bench_now(), dt;
-        run_decode(&b);
-        dt = bench_now() - t0;
-        if (dt < t_dec)
-            t_dec = dt;
-        if (b.decoded != c.count) {
-            fprintf(stderr, "bench_codec: %zu of %zu messages failed to decode\n",
-                    c.count - b.decoded, c.count);
-            b.failed = 1;
-        }
-#ifdef HAVE_SIMDJSON
-        t0 = bench_now();
-        run_simdjson(&b);
-        dt = bench_now() - t0;
-        if (dt < t_simdjson)
-            t_simdjson = dt;
-#endif
-    }
+    decode_alternating(&b, cfg->repeat, &t_dec, &t_simdjson);
     calls = aps_arena_malloc_calls(&b.arena) - calls_before;
     report("generated strict decode Message (validates)", t_dec, &b);
     b.dopt.key_case = APS_CASE_SCHEMA;
@@ -473,5 +540,5 @@ int bench_codec(const bench_config *cfg)
     aps_json_writer_deinit(&b.tables_writer);
     aps_arena_deinit(&b.arena);
     traffic_free(&c);
-    return b.failed;
+    return b.failed | bench_snapshots(cfg);
 }

@@ -311,6 +311,144 @@ static inline int traffic_generate(size_t bytes, uint64_t seed, traffic_corpus *
     return 0;
 }
 
+/* ---- state snapshots ------------------------------------------------------ */
+
+/* Prose of a retrieved document: long runs with the escapes and characters real pages carry. */
+static const char *const traffic_prose[] = {
+    "The Transformer architecture", " relies entirely on attention", " mechanisms,", " dispensing with recurrence.",
+    "\\n\\n## Results\\n", " Table 2 shows", " a BLEU score of 28.4", " on WMT 2014", " English-to-German",
+    " (\\\"base\\\" model)", " r\xC3\xA9sum\xC3\xA9 of the method:", " \xE2\x80\x94 see Figure 3", "\\t\\u2022 training took",
+    " 3.5 days on 8 GPUs.", " C:\\\\data\\\\wmt14", " <a href=\\\"https://arxiv.org/abs/1706.03762\\\">paper</a>",
+    " \xE6\xB3\xA8\xE6\x84\x8F\xE5\x8A\x9B", " and the", " of", " model", " layers", " each", " with", " heads."
+};
+
+static inline void traffic_prose_text(traffic_gen *g, size_t bytes)
+{
+    size_t begin = g->c->len;
+    while (g->c->len - begin < bytes && !g->failed)
+        traffic_put(g, "%s", traffic_prose[traffic_pick(g, sizeof traffic_prose / sizeof *traffic_prose)]);
+}
+
+/* One chat message of a graph state: text content blocks, sometimes a tool call with arguments or a tool result. */
+static inline void traffic_state_message(traffic_gen *g, size_t i)
+{
+    uint64_t id = test_rand(&g->rng) & 0xFFFFFFFFFFFFull, kind = traffic_pick(g, 4);
+    uint64_t in = traffic_pick(g, 90000), out = traffic_pick(g, 4000);
+    if (i % 2 == 0) {
+        traffic_put(g, "{\"type\":\"human\",\"content\":\"");
+        traffic_text(g, 30);
+        traffic_put(g, "\",\"id\":\"%012llx-7d1e-4b7a-9c41-5d1f2e3a4b5c\",\"additional_kwargs\":{},\"response_metadata\":{}}",
+                    (unsigned long long)id);
+        return;
+    }
+    traffic_put(g, "{\"type\":\"ai\",\"content\":[{\"type\":\"text\",\"text\":\"");
+    traffic_text(g, 60);
+    traffic_put(g, "\"}");
+    if (kind == 0)
+        traffic_put(g, ",{\"type\":\"tool_use\",\"id\":\"toolu_%016llx\",\"name\":\"search\",\"input\":{\"query\":\"attention is all you need\",\"k\":%llu,\"filters\":{\"year\":{\"gte\":2017},\"venue\":[\"NeurIPS\",\"ICML\"]}}}",
+                    (unsigned long long)id, (unsigned long long)(1 + traffic_pick(g, 10)));
+    traffic_put(g, "],\"id\":\"run-%012llx\",\"response_metadata\":{\"model_name\":\"claude-sonnet-4\",\"stop_reason\":%s,\"usage\":{\"input_tokens\":%llu,\"output_tokens\":%llu,\"cache_read_input_tokens\":0}},\"usage_metadata\":{\"input_tokens\":%llu,\"output_tokens\":%llu,\"total_tokens\":%llu},\"tool_calls\":[",
+                (unsigned long long)id, kind == 0 ? "\"tool_use\"" : "\"end_turn\"", (unsigned long long)in,
+                (unsigned long long)out, (unsigned long long)in, (unsigned long long)out, (unsigned long long)(in + out));
+    if (kind == 0)
+        traffic_put(g, "{\"name\":\"search\",\"args\":{\"query\":\"attention is all you need\"},\"id\":\"toolu_%016llx\",\"type\":\"tool_call\"}",
+                    (unsigned long long)id);
+    traffic_put(g, "],\"invalid_tool_calls\":[]}");
+}
+
+/* A retrieved document: a long escaped text and metadata with numbers. */
+static inline void traffic_state_document(traffic_gen *g, size_t bytes)
+{
+    uint64_t page = traffic_pick(g, 400), score = traffic_pick(g, 1000000);
+    traffic_put(g, "{\"id\":\"doc-%llu\",\"page_content\":\"", (unsigned long long)traffic_pick(g, 100000));
+    traffic_prose_text(g, bytes);
+    traffic_put(g, "\",\"metadata\":{\"source\":\"arxiv/1706.03762v%llu.pdf\",\"page\":%llu,\"score\":%.6f,\"embedding_norm\":%.4e,\"chunk\":[%llu,%llu],\"tags\":[\"nlp\",\"attention\"],\"verified\":%s}}",
+                    (unsigned long long)(1 + page % 7), (unsigned long long)page, (double)score / 1e6,
+                    (double)(score + 1) * 3.7e-3, (unsigned long long)(page * 512), (unsigned long long)(page * 512 + 511),
+                    score % 2 ? "true" : "false");
+}
+
+/* A graph state of about `size` bytes: messages, documents, a nested plan, numbers. */
+static inline void traffic_graph_state(traffic_gen *g, size_t size)
+{
+    size_t begin = g->c->len, i, n;
+    uint64_t steps = traffic_pick(g, 25), docs = 1 + traffic_pick(g, 3);
+    traffic_put(g, "{\"messages\":[");
+    for (i = 0; g->c->len - begin < size / 2 && !g->failed; i++) {
+        traffic_put(g, "%s", i ? "," : "");
+        traffic_state_message(g, i);
+    }
+    traffic_put(g, "],\"documents\":[");
+    for (i = 0; i < docs && !g->failed; i++) {
+        traffic_put(g, "%s", i ? "," : "");
+        traffic_state_document(g, (size - (g->c->len - begin < size ? g->c->len - begin : size)) / (docs + 1) + 64);
+    }
+    traffic_put(g, "],\"plan\":{\"goal\":\"summarise the paper\",\"steps\":[");
+    n = 2 + (size_t)traffic_pick(g, 5);
+    for (i = 0; i < n; i++)
+        traffic_put(g, "%s{\"id\":%zu,\"task\":\"step %zu\",\"done\":%s,\"depends\":[%zu]}", i ? "," : "", i, i,
+                    i < n / 2 ? "true" : "false", i ? i - 1 : 0);
+    traffic_put(g, "]},\"scores\":[");
+    for (i = 0; i < 8; i++)
+        traffic_put(g, "%s%.5f", i ? "," : "", (double)traffic_pick(g, 100000) / 100000.0);
+    traffic_put(g, "],\"remaining_steps\":%llu,\"final\":null}", (unsigned long long)steps);
+}
+
+/*
+ * Generates about `bytes` bytes of state traffic: `values` events whose
+ * data is a whole graph state of 2-15 KB, `updates` of one node's keys
+ * (0.5-6 KB), and `checkpoints` with their metadata (about 0.5 KB). Free
+ * with traffic_free. Returns 0, or -1 when memory runs out.
+ */
+static inline int traffic_generate_snapshots(size_t bytes, uint64_t seed, traffic_corpus *out)
+{
+    traffic_gen g;
+    int step = -1;
+    memset(out, 0, sizeof *out);
+    memset(&g, 0, sizeof g);
+    g.c = out;
+    g.rng = seed;
+    g.now = 1777587969651ull;
+    g.cap = bytes + 65536;
+    out->data = (char *)malloc(g.cap);
+    out->start = (size_t *)malloc(16 * sizeof *out->start);
+    g.start_cap = 16;
+    if (out->data == NULL || out->start == NULL)
+        g.failed = 1;
+    else
+        out->start[0] = 0;
+    while (!g.failed && out->len < bytes) {
+        uint64_t kind = traffic_pick(&g, 3);
+        if (kind == 0) {
+            traffic_event_head(&g, "values", (int)traffic_pick(&g, 2));
+            traffic_put(&g, "\"data\":");
+            traffic_graph_state(&g, 2048 + (size_t)traffic_pick(&g, 13 * 1024));
+            traffic_put(&g, "}}");
+        } else if (kind == 1) {
+            traffic_event_head(&g, "updates", (int)traffic_pick(&g, 2));
+            const char *node = traffic_pick(&g, 2) ? "agent" : "retrieve";
+            traffic_put(&g, "\"data\":{\"node\":\"%s\",\"values\":{\"%s\":", node, node);
+            traffic_graph_state(&g, 512 + (size_t)traffic_pick(&g, 5632));
+            traffic_put(&g, "}}}}");
+        } else {
+            traffic_event_head(&g, "checkpoints", 0);
+            traffic_put(&g, "\"data\":{\"id\":\"1f144e39-6660-6790-8000-%012llx\",\"parentId\":\"1f144e39-6659-6261-ffff-7cbab0102476\",\"step\":%d,\"source\":\"loop\",\"metadata\":{\"writes\":{\"agent\":{\"messages\":[{\"type\":\"ai\",\"content\":\"",
+                        (unsigned long long)(test_rand(&g.rng) & 0xFFFFFFFFFFFFull), step++);
+            traffic_text(&g, 40);
+            traffic_put(&g, "\"}]}},\"parents\":{},\"thread_id\":\"7c4e%08llx\",\"run_attempt\":1,\"langgraph_version\":\"0.4.8\"}}}}",
+                        (unsigned long long)traffic_pick(&g, 0xFFFFFFFFu));
+        }
+        traffic_end_line(&g);
+    }
+    if (g.failed) {
+        free(out->data);
+        free(out->start);
+        memset(out, 0, sizeof *out);
+        return -1;
+    }
+    return 0;
+}
+
 static inline void traffic_free(traffic_corpus *c)
 {
     free(c->data);

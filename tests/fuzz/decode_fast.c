@@ -149,6 +149,17 @@ static void check_validate(fuzz_state *s, const char *json, size_t len, const ap
     p = aps_json_impl_skip_fast(aps_scan_ws(json, end), end, max_depth, o->allow_duplicates);
     if (p != NULL && aps_scan_ws(p, end) == end && exact != APS_OK)
         abort();
+    /* The compact skip (the checked encoder's one pass over a raw value):
+     * what it takes the exact reader takes, and compacting leaves as is. */
+    if (!o->allow_duplicates && aps_json_impl_skip_compact(json, end, max_depth) == end && len > 0) {
+        aps_json_raw raw;
+        raw.ptr = json;
+        raw.len = len;
+        aps_json_writer_reset(&s->fast_out);
+        if (exact != APS_OK || !aps_json_impl_put_raw(&s->fast_out, raw) ||
+            aps_json_writer_len(&s->fast_out) != len || memcmp(aps_json_writer_data(&s->fast_out), json, len) != 0)
+            abort();
+    }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -79,6 +79,14 @@ const char *aps_json_impl_unescape_one(const char *p, const char *end, char *out
 #define APS_JSON_FAST_NAMES 64
 const char *aps_json_impl_skip_fast(const char *p, const char *end, size_t room, int allow_duplicates);
 
+/*
+ * aps_json_impl_skip_fast without duplicate names, that also gives up on
+ * any whitespace between tokens: where it reaches the end of a value's
+ * text, the text is valid and its own compact form, so a checked encoder
+ * copies it whole instead of scanning it again to compact it.
+ */
+const char *aps_json_impl_skip_compact(const char *p, const char *end, size_t room);
+
 /* ---- writer --------------------------------------------------------------
  * The writer's primitives, shared by the writer (json_writer.c) and the
  * schema encoder (schema_encode.c). The encoder writes whole typed values

@@ -311,6 +311,140 @@ APS_SCAN_INLINE const char *aps_scan_utf8_char(const char *s, const char *end)
                                                                                                              : NULL;
 }
 
+/* ---- lines ------------------------------------------------------------------ */
+
+#if defined(__SSE2__)
+/*
+ * Validates the UTF-8 characters that start at the bytes of `high` (bit i:
+ * s[i] is past ASCII) and at or after *ok, the end of what is proven so
+ * far, bounded by `end`; moves *ok past each. Returns 0 when one is not a
+ * whole valid character there (a stray continuation byte, or a character
+ * that `end` or a line end cuts): unproven, for the exact check to judge.
+ */
+APS_SCAN_INLINE int aps_scan_line_utf8(const char *s, uint64_t high, const char **ok, const char *end)
+{
+    while (high != 0) {
+        const char *c = s + __builtin_ctzll(high);
+        high &= high - 1u;
+        if (c >= *ok && (*ok = aps_scan_utf8_char(c, end)) == NULL)
+            return 0;
+    }
+    return 1;
+}
+
+/* Whether any of the 32 bytes at p is CR, LF or past ASCII: one mask for the usual step. */
+APS_SCAN_INLINE int aps_scan_line_any32(const char *p)
+{
+    const __m128i lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
+    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
+    __m128i t = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(a, lf), _mm_cmpeq_epi8(a, cr)),
+                             _mm_or_si128(_mm_cmpeq_epi8(b, lf), _mm_cmpeq_epi8(b, cr)));
+    return _mm_movemask_epi8(_mm_or_si128(t, _mm_or_si128(a, b))) != 0; /* a byte past ASCII has its high bit */
+}
+
+/* The bits of the 32 bytes at p that are CR or LF (*brk) and past ASCII (*high). */
+APS_SCAN_INLINE void aps_scan_line_masks32(const char *p, uint32_t *brk, uint32_t *high)
+{
+    const __m128i lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
+    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
+    uint32_t ba = (uint32_t)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(a, lf), _mm_cmpeq_epi8(a, cr)));
+    uint32_t bb = (uint32_t)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(b, lf), _mm_cmpeq_epi8(b, cr)));
+    *brk = ba | bb << 16;
+    *high = (uint32_t)_mm_movemask_epi8(a) | (uint32_t)_mm_movemask_epi8(b) << 16;
+}
+#endif
+
+#if defined(__x86_64__) && defined(__SSE2__) && (defined(__GNUC__) || defined(__clang__))
+/*
+ * aps_scan_line with AVX2, 64 bytes a step, for x86-64 CPUs that have it
+ * (end - begin >= 64). Out of line: code for AVX2 cannot be inlined into
+ * code built for SSE2, and the choice is made at run time.
+ */
+const char *aps_scan_line_avx2(const char *begin, const char *s, const char *end, int check, int *valid);
+#define APS_SCAN_HAVE_LINE_AVX2 1
+#else
+#define APS_SCAN_HAVE_LINE_AVX2 0
+#endif
+
+/*
+ * aps_scan_line's SSE2 path (byte by byte without SSE2, and for input
+ * shorter than 32 bytes): the same results as the AVX2 one.
+ */
+APS_SCAN_INLINE const char *aps_scan_line_sse2(const char *begin, const char *s, const char *end, int check,
+                                               int *valid)
+{
+    const char *ok = s; /* [s, ok) is proven */
+    int good = check;
+#if defined(__SSE2__)
+    if (end - begin >= 32) {
+        for (;; s += 32) {
+            uint32_t brk, high;
+            if (end - s > 32) {
+                if (APS_SCAN_LIKELY(!aps_scan_line_any32(s)))
+                    continue;
+                aps_scan_line_masks32(s, &brk, &high);
+            } else {
+                unsigned shift = (unsigned)(32 - (end - s));
+                if (s == end)
+                    break;
+                aps_scan_line_masks32(end - 32, &brk, &high);
+                brk = (uint32_t)((uint64_t)brk >> shift);
+                high = (uint32_t)((uint64_t)high >> shift);
+                if (brk == 0) {
+                    if (high != 0 && good)
+                        good = aps_scan_line_utf8(s, high, &ok, end);
+                    s = end;
+                    break;
+                }
+            }
+            if (brk != 0)
+                high &= (brk & (0u - brk)) - 1u; /* the bytes before the stop */
+            if (high != 0 && good)
+                good = aps_scan_line_utf8(s, high, &ok, end);
+            if (brk != 0) {
+                *valid = good;
+                return s + __builtin_ctz(brk);
+            }
+        }
+        *valid = good;
+        return s;
+    }
+#else
+    (void)begin;
+#endif
+    for (; s < end && *s != '\n' && *s != '\r'; s++)
+        if ((unsigned char)*s >= 0x80 && good && s >= ok && (ok = aps_scan_utf8_char(s, end)) == NULL)
+            good = 0;
+    *valid = good;
+    return s;
+}
+
+/*
+ * The first CR or LF in [s, end) (end when there is none), in bytes
+ * [begin, end) that may all be read (begin <= s): the line scan of the
+ * SSE framer. With `check` set, *valid is 1 when [s, that stop) is proven
+ * well-formed UTF-8 (RFC 3629), else 0; 0 is no verdict (a character cut
+ * by `end`, or any byte the proof gives up on), so the caller runs the
+ * exact check (aps_utf8_check) then, and only then. One pass: 32 bytes a
+ * step with SSE2 (aps_scan_line_sse2), 64 with AVX2 where the CPU has it
+ * and the input 64 bytes (aps_scan_line_avx2, chosen at run time), one
+ * mask per step while the bytes are plain ASCII; the characters past ASCII
+ * validated one by one where a step holds any (text is mostly ASCII); the
+ * last bytes by one load of the input's last 32 or 64 with the checked
+ * ones shifted out (an input shorter goes byte by byte).
+ */
+APS_SCAN_INLINE const char *aps_scan_line(const char *begin, const char *s, const char *end, int check, int *valid)
+{
+#if APS_SCAN_HAVE_LINE_AVX2
+    /* Asked at each call: a load and a test of what start-up found. */
+    if (end - begin >= 64 && __builtin_cpu_supports("avx2"))
+        return aps_scan_line_avx2(begin, s, end, check, valid);
+#endif
+    return aps_scan_line_sse2(begin, s, end, check, valid);
+}
+
 /* Is c the letter of a one-letter JSON escape (\" \\ \/ \b \f \n \r \t)? */
 APS_SCAN_INLINE int aps_scan_short_escape(char c)
 {

@@ -207,6 +207,8 @@ typedef struct aps_sse_parser {
     uint64_t offset;       /* stream offset of the next byte */
     uint64_t event_offset, data_offset;
     int event_started;
+    int data_unproven;     /* the data's UTF-8 needs the exact check at dispatch */
+    int value_unproven;    /* ... the event type's or id's, at the line's end */
     aps_sse_options opts;
     aps_sse_event_fn on_event;
     aps_sse_error_fn on_error;

@@ -502,6 +502,14 @@ bool aps_fast_text_ok(const aps_type *t, const aps_slice *s);
 bool aps_fast_any_ok(const aps_json_raw *raw);
 
 /*
+ * Writes a raw value (ptr and len set) that aps_fast_any_ok accepts, as
+ * aps_json_impl_put_raw writes it; false for one it refuses. A compact
+ * value (what a decode of compact JSON points at) is validated and copied
+ * in one pass (aps_json_impl_skip_compact), any other as before.
+ */
+bool aps_fast_put_any_checked(aps_json_writer *w, const aps_json_raw *raw);
+
+/*
  * The unknown members of a value of struct t (which has no variants):
  * names that are valid UTF-8 and no field's, values that are valid JSON
  * (of t's typed tail, if any).
@@ -579,14 +587,19 @@ APS_FAST_INLINE bool aps_fast_put_text(aps_json_writer *w, const aps_slice *s, b
 /* An `any` value, compacted; unless trusted, checked to be one valid JSON text. */
 APS_FAST_INLINE bool aps_fast_put_any(aps_json_writer *w, const aps_json_raw *raw, bool trusted)
 {
-    return raw->ptr != NULL && raw->len != 0 && (trusted || aps_fast_any_ok(raw)) && aps_json_impl_put_raw(w, *raw);
+    if (raw->ptr == NULL || raw->len == 0)
+        return false;
+    return trusted ? aps_json_impl_put_raw(w, *raw) != 0 : aps_fast_put_any_checked(w, raw);
 }
 
 /*
  * A value of type t (at `value`; NULL for a literal), inside `depth` typed
  * values, by the tables: checked by the table-driven validator unless
- * trusted, then written by the table-driven encoder. For the parts a
- * generated encoder leaves to them (enums, floats, maps, choices of kinds).
+ * trusted, then written by the table-driven encoder (its `any` values
+ * checked as they are written, by aps_fast_put_any_checked: on false the
+ * writer holds part of the value, as with any generated encoder's failure).
+ * For the parts a generated encoder leaves to them (enums, floats, maps,
+ * choices of kinds).
  */
 bool aps_fast_put_table(aps_json_writer *w, const aps_type *t, const void *value, unsigned depth, bool trusted);
 

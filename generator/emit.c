@@ -384,8 +384,8 @@ static bool fast_struct_ok_at(const ir_type *t, int depth)
 {
     const ir_type *v;
     size_t i, j, k;
-    if (!fast_fields_ok(t))
-        return false;
+    if (!fast_fields_ok(t) || t->extras_min != 0 || t->extras_max != 0)
+        return false; /* a counted tail is counted by the tables */
     if (t->variants == NULL)
         return true;
     if (!fast_union_ok_at(v = resolved(t->variants), depth + 1))
@@ -413,10 +413,10 @@ static bool fast_union_ok(const ir_type *u)
     return fast_union_ok_at(u, 0);
 }
 
-/* An array whose items are stored (not literals, which take no room). */
+/* An array whose items are stored (not literals, which take no room; `[]` has none). */
 static bool fast_array_ok(const ir_type *t)
 {
-    return t->kind == IR_ARRAY && resolved(t->elem)->kind != IR_LITERAL;
+    return t->kind == IR_ARRAY && resolved(t->elem)->kind != IR_LITERAL && t->occ_max != 0;
 }
 
 static bool has_fast(const ir_type *t)
@@ -904,7 +904,7 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
     cddl_ctx *C = E->ctx;
     tmpl_value *d = tmpl_object(C);
     const char *ct = t->named ? ctype(E, t) : NULL;
-    const char *p[8] = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
+    const char *p[9] = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
     size_t i;
     tmpl_set(C, d, "desc", name);
     tmpl_set(C, d, "rule_name", t->rule ? c_string(E, t->rule, strlen(t->rule)) : "");
@@ -956,11 +956,13 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
         p[2] = field_if(E, t->open, "open", "true");
         p[3] = field_if(E, t->open, "extras_offset", t->open ? cddl_fmt(C, "offsetof(%s, extras)", ct) : "");
         p[4] = field_if(E, t->extras_type != NULL, "extras_type", t->extras_type ? desc_ref(E, t->extras_type) : "");
+        p[7] = field_if(E, t->extras_min != 0, "extras_min", cddl_fmt(C, "%llu", (unsigned long long)t->extras_min));
+        p[8] = field_if(E, t->extras_max != 0, "extras_max", cddl_fmt(C, "%llu", (unsigned long long)t->extras_max));
         p[5] = field_if(E, t->variants != NULL, "variants", t->variants ? desc_ref(E, resolved(t->variants)) : "");
         p[6] = field_if(E, t->variants != NULL, "variants_offset",
                         t->variants ? cddl_fmt(C, "offsetof(%s, %s)", ct, t->variants_c_name) : "");
         tmpl_set(C, d, "union_member", "st");
-        tmpl_set(C, d, "init", designated_u(E, p, 7));
+        tmpl_set(C, d, "init", designated_u(E, p, 9));
         break;
     case IR_ARRAY:
         tmpl_set(C, d, "kind", "APS_K_ARRAY");

@@ -107,6 +107,7 @@ struct ir_type {
     size_t nfields;
     bool open;
     ir_type *extras_type;/* type of the `* text => T` tail, NULL for any */
+    uint64_t extras_min, extras_max; /* how many members the tail takes (`1*3 text => T`); max 0: no bound */
     ir_type *variants;   /* union of structs whose members are inlined (Command's CommandData) */
     const char *variants_c_name;
     /* IR_ARRAY, IR_MAP */

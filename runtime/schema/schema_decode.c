@@ -725,6 +725,9 @@ static aps_status struct_body(dctx *c, const aps_type *t, char *base, const char
     }
     if ((st = check_required(c, pf, np, 0, &s)) != APS_OK || (st = check_required(c, af, na, np, &s)) != APS_OK)
         return st;
+    if (extras != NULL && APS_UNLIKELY(extras->count < t->u.st.extras_min ||
+                                       (t->u.st.extras_max != 0 && extras->count > t->u.st.extras_max)))
+        return fail_count(c, extras->count, t->u.st.extras_min, t->u.st.extras_max, "extra member");
     if (vt != NULL) {
         aps_json_raw *raw = APS_AT(base, t->u.st.variants_offset + vt->u.un.raw_offset, aps_json_raw);
         raw->ptr = start;

@@ -409,6 +409,9 @@ static APS_NOINLINE aps_status check_struct(vctx *v, const aps_type *t, const ch
     }
     if (t->u.st.open) {
         const aps_json_members *x = APS_CAT(base, t->u.st.extras_offset, aps_json_members);
+        if ((st = check_count(v, x->count, t->u.st.extras_min, t->u.st.extras_max ? t->u.st.extras_max : SIZE_MAX,
+                              "extra member")) != APS_OK)
+            return st;
         if (x->count != 0)
             return check_extras(v, t, alt, x);
     }

@@ -179,6 +179,8 @@ struct aps_type {
             bool open;                   /* unknown members kept in an aps_json_members */
             size_t extras_offset;
             const aps_type *extras_type; /* type of the `* text => T` tail (NULL: any) */
+            size_t extras_min, extras_max; /* how many unknown members the tail allows
+                                            (`1*3 text => T`); extras_max 0: no bound */
             const aps_type *variants;    /* a union of structs whose members are inlined
                                             into this object (Command's CommandData), or NULL */
             size_t variants_offset;

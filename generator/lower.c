@@ -645,6 +645,15 @@ static const char *arg_stem(lower *L, const ir_type *a)
         return "null";
     if (a == &L->lit_true || a == &L->lit_false)
         return a->lit.i ? "true" : "false";
+    if (a->kind == IR_LITERAL && a->lit.kind == IR_LIT_TEXT) { /* `JC<"low", 2>`: jc_low_2 */
+        char buf[64];
+        size_t n = naming_snake(a->lit.text, buf, sizeof buf);
+        if (n > 0)
+            return cddl_strdup(L->ctx, buf, n);
+    }
+    if (a->kind == IR_LITERAL && (a->lit.kind == IR_LIT_UINT || a->lit.kind == IR_LIT_INT))
+        return a->lit.kind == IR_LIT_UINT ? cddl_fmt(L->ctx, "%llu", (unsigned long long)a->lit.u)
+                                          : cddl_fmt(L->ctx, "minus%llu", (unsigned long long)-(a->lit.i + 1) + 1);
     if (a->c_name != NULL)
         return a->c_name;
     return "arg";
@@ -1497,17 +1506,21 @@ static ir_type *and_types(lower *L, const ast_type *t, ir_type *a, ir_type *b, c
         return NULL;
     }
     if (rb->kind == IR_ENUM && rb->other == NULL && ra->kind <= IR_TEXT) {
-        r = constrained(L, rb, path, ctx);
-        r->values = cddl_alloc(L->ctx, (rb->nvalues ? rb->nvalues : 1) * sizeof *r->values);
-        for (i = n = 0; i < rb->nvalues; i++)
-            if (literal_fits(&rb->values[i], ra))
-                r->values[n++] = rb->values[i];
+        /* a choice written here (its rule is this path) is filtered in place; a named one is copied */
+        int here = rb == b && b->rule != NULL && path != NULL && strcmp(b->rule, path) == 0;
+        const ir_literal *values = rb->values;
+        size_t count = rb->nvalues;
+        r = here ? b : constrained(L, rb, path, ctx);
+        r->values = cddl_alloc(L->ctx, (count ? count : 1) * sizeof *r->values);
+        for (i = n = 0; i < count; i++)
+            if (literal_fits(&values[i], ra))
+                r->values[n++] = values[i];
         r->nvalues = n;
         if (n == 0) {
             ERR(L, t->loc, "'%s' leaves no value: no value of the choice is a value of the other side", op);
             return NULL;
         }
-        r->named = false;
+        r->named = here;
         return r;
     }
     if (is_integer(ra) && is_integer(rb))
@@ -1548,7 +1561,10 @@ static ir_type *lower_control(lower *L, const ast_type *t, const char *ctx, cons
     ir_type *target, *c;
     const ast_value *v;
     unsigned errors_before = L->diag->errors;
-    target = lower_type(L, t->u.control.target, ctx, path, env);
+    /* under `.and`, a choice written on the left is a type of its own: it must not take the rule's name */
+    target = lower_type(L, t->u.control.target,
+                        ast_str_eq(op, "and") || ast_str_eq(op, "within") ? cddl_fmt(L->ctx, "%s_values", ctx) : ctx,
+                        path, env);
     base = resolved(target);
     if (ast_str_eq(op, "feature") && feature_name(L, t->u.control.arg, env) == NULL)
         ERR(L, t->u.control.arg->loc, "'.feature' needs a feature name: a text, or an array whose first entry is one");
@@ -1558,7 +1574,7 @@ static ir_type *lower_control(lower *L, const ast_type *t, const char *ctx, cons
         return target;
     if (ast_str_eq(op, "and") || ast_str_eq(op, "within")) {
         ir_type *r = and_types(L, t, target, lower_type(L, t->u.control.arg, cddl_fmt(L->ctx, "%s_and", ctx),
-                                                         path, env), ctx, path);
+                                                         cddl_fmt(L->ctx, "%s(and)", path), env), ctx, path);
         return r != NULL ? r : &L->prim[P_ANY];
     }
     if (ast_str_eq(op, "abnf") && base != NULL && base->kind == IR_TEXT) {

@@ -224,7 +224,7 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
     return h;
 }
 
-/* True when a diagnostic of this level, place and text was reported before; else remembers it. */
+/* True when a diagnostic of this level, place and reason (format) was reported before; else remembers it. */
 static int repeated(diag_ctx *d, diag_level level, const src_loc *loc, const char *text)
 {
     const size_t slots = sizeof d->seen / sizeof d->seen[0];
@@ -252,7 +252,9 @@ void diag_vreport(diag_ctx *d, diag_level level, diag_group group, src_loc loc,
     diag_level shown = level;
     char text[4096];
     vsnprintf(text, sizeof text, fmt, ap);
-    if (level != DIAG_NOTE && (level == DIAG_ERROR || d->enabled[group]) && repeated(d, level, &loc, text)) {
+    /* the same reason (its format) at the same place is said once, whatever it is about
+     * (every level of a growing generic, every instance of a warned-about member) */
+    if (level != DIAG_NOTE && (level == DIAG_ERROR || d->enabled[group]) && repeated(d, level, &loc, fmt)) {
         /* still counted as an error, for the passes that ask whether they reported one */
         if (level == DIAG_ERROR || d->as_error[group]) {
             d->errors++;

@@ -66,9 +66,10 @@ typedef struct diag_ctx {
     int suppressed;                  /* errors not shown past max_errors */
     int suppressed_warnings;         /* warnings not shown past max_errors */
     int last_shown;                  /* whether the last error/warning was printed (for its notes) */
-    /* Hashes of the diagnostics reported so far (level, place, text): one reported again at
-     * the same place for the same reason (a generic instantiated twice, an argument lowered
-     * for its name and for its body) is dropped, not counted. Open addressing; when full,
+    /* Hashes of the diagnostics reported so far (level, place, format): one reported again at
+     * the same place for the same reason (a generic instantiated twice or with a growing
+     * argument, an argument lowered for its name and for its body) is dropped, not shown
+     * (an error is still counted). Open addressing; when full,
      * repeats are no longer recognised, which costs only their repetition. */
     uint64_t seen[1024];
     unsigned nseen;

@@ -898,6 +898,12 @@ static tmpl_value *describe_fields(emitter *E, const ir_type *t, const char *ct)
     return fields;
 }
 
+/* A wide enumeration (its values sorted by lowering): matched through tables, not code per value. */
+static bool wide_enum(const ir_type *t)
+{
+    return t->kind == IR_ENUM && t->sorted != NULL;
+}
+
 /* The descriptor's initializer and the auxiliary arrays it needs, as template data. */
 static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
 {
@@ -938,13 +944,29 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
         }
         tmpl_put(C, d, "enum_values", vals);
         tmpl_flag(C, d, "has_values", t->nvalues > 0);
+        if (wide_enum(t)) {
+            const unsigned *idx = t->sorted;
+            tmpl_value *rows = tmpl_list(C);
+            for (i = 0; i < t->nvalues; i += 16) { /* sixteen indices a line */
+                tmpl_value *v = tmpl_object(C);
+                const char *row = "";
+                size_t j;
+                for (j = i; j < t->nvalues && j < i + 16; j++)
+                    row = cddl_fmt(C, "%s%s%u,", row, j == i ? "" : " ", idx[j]);
+                tmpl_set(C, v, "row", row);
+                tmpl_append(C, rows, v);
+            }
+            tmpl_put(C, d, "sorted_rows", rows);
+        }
+        tmpl_flag(C, d, "has_sorted", wide_enum(t));
         tmpl_set(C, d, "kind", "APS_K_ENUM");
         p[0] = field_if(E, t->nvalues > 0, "values", cddl_fmt(C, "%s_values", name));
         p[1] = field_if(E, 1, "count", cddl_fmt(C, "%zu", t->nvalues));
-        p[2] = field_if(E, t->other != NULL, "other", t->other ? desc_ref(E, t->other) : "");
-        p[3] = field_if(E, t->other != NULL, "other_offset", t->other ? cddl_fmt(C, "offsetof(%s, other)", ct) : "");
+        p[2] = field_if(E, wide_enum(t), "sorted", cddl_fmt(C, "%s_sorted", name));
+        p[3] = field_if(E, t->other != NULL, "other", t->other ? desc_ref(E, t->other) : "");
+        p[4] = field_if(E, t->other != NULL, "other_offset", t->other ? cddl_fmt(C, "offsetof(%s, other)", ct) : "");
         tmpl_set(C, d, "union_member", "enm");
-        tmpl_set(C, d, "init", designated_u(E, p, 4));
+        tmpl_set(C, d, "init", designated_u(E, p, 5));
         break;
     }
     case IR_STRUCT:
@@ -1501,7 +1523,14 @@ static void type_extras(emitter *E, const ir_type *t, tmpl_value *v)
     tmpl_put(C, v, "builders", bs);
     if (t->kind == IR_ENUM && t->other == NULL) {
         tmpl_value *e = tmpl_object(C);
-        tmpl_put(C, e, "names", kind_names(E, t));
+        tmpl_flag(C, e, "wide", wide_enum(t));
+        tmpl_flag(C, e, "narrow", !wide_enum(t));
+        if (wide_enum(t)) {
+            tmpl_set(C, e, "desc", cddl_fmt(C, "%s_%s_type", E->opt->prefix, t->c_name));
+            tmpl_setf(C, e, "count", "%zu", t->nvalues);
+        } else {
+            tmpl_put(C, e, "names", kind_names(E, t));
+        }
         tmpl_put(C, v, "enum_names", e);
     } else if (t->kind == IR_ENUM) {
         tmpl_value *e = tmpl_object(C);

@@ -201,6 +201,7 @@ static void fill(interp *I, const ir_type *t, aps_type *d)
         d->kind = APS_K_ENUM;
         d->u.enm.values = values;
         d->u.enm.count = t->nvalues;
+        d->u.enm.sorted = t->sorted;
         if (t->other != NULL) {
             /* struct { enum kind; aps_slice other; } */
             d->u.enm.other = get(I, t->other);

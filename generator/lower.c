@@ -189,6 +189,7 @@ static void collect_members(lower *L, ir_type *node, const ast_group *g, const l
 static void mark_shared_names(lower *L, ir_type *node);
 static void finish_struct(lower *L, ir_type *node);
 static const sema_symbol *symbol_of(lower *L, ast_str name);
+static unsigned *sorted_values(lower *L, const ir_type *t);
 
 /* ---- constants --------------------------------------------------------------- */
 
@@ -1516,6 +1517,7 @@ static ir_type *and_types(lower *L, const ast_type *t, ir_type *a, ir_type *b, c
             if (literal_fits(&values[i], ra))
                 r->values[n++] = values[i];
         r->nvalues = n;
+        r->sorted = n > IR_WIDE_ENUM ? sorted_values(L, r) : NULL;
         if (n == 0) {
             ERR(L, t->loc, "'%s' leaves no value: no value of the choice is a value of the other side", op);
             return NULL;
@@ -2660,7 +2662,8 @@ static int json_class(const ir_type *t)
     case IR_BOOL: return 1;
     case IR_INT: case IR_UINT: return 2;
     case IR_FLOAT: return 3;
-    case IR_TEXT: case IR_ENUM: return 4;
+    case IR_TEXT: return 4;
+    case IR_ENUM: return t->nvalues > 0 && t->values[0].kind != IR_LIT_TEXT ? 2 : 4; /* `200 / 404`: integers */
     case IR_ARRAY: return 5;
     case IR_STRUCT: case IR_MAP: return 6;
     case IR_LITERAL:
@@ -2945,6 +2948,43 @@ static void name_alternatives(lower *L, ir_type *node)
     }
 }
 
+static const ir_literal *sort_values; /* qsort has no context argument: the values being ordered */
+
+static int compare_value_index(const void *pa, const void *pb)
+{
+    unsigned ia = *(const unsigned *)pa, ib = *(const unsigned *)pb;
+    const ir_literal *a = &sort_values[ia], *b = &sort_values[ib];
+    int c;
+    if (a->kind != IR_LIT_TEXT) { /* integers: by value (INT holds the negative ones) */
+        int an = a->kind == IR_LIT_INT && a->i < 0, bn = b->kind == IR_LIT_INT && b->i < 0;
+        if (an != bn)
+            return an ? -1 : 1;
+        if (an)
+            return a->i != b->i ? (a->i < b->i ? -1 : 1) : (ia > ib) - (ia < ib);
+        {
+            uint64_t au = a->kind == IR_LIT_INT ? (uint64_t)a->i : a->u, bu = b->kind == IR_LIT_INT ? (uint64_t)b->i : b->u;
+            return au != bu ? (au < bu ? -1 : 1) : (ia > ib) - (ia < ib);
+        }
+    }
+    if (a->text.len != b->text.len)
+        return a->text.len < b->text.len ? -1 : 1;
+    c = a->text.len == 0 ? 0 : memcmp(a->text.ptr, b->text.ptr, a->text.len);
+    return c != 0 ? c : (ia > ib) - (ia < ib);
+}
+
+/* A wide enum's index, ordered as aps_schema_enum_find searches it: by length, then bytes. */
+static unsigned *sorted_values(lower *L, const ir_type *t)
+{
+    unsigned *idx = cddl_alloc(L->ctx, (t->nvalues ? t->nvalues : 1) * sizeof *idx);
+    size_t i;
+    for (i = 0; i < t->nvalues; i++)
+        idx[i] = (unsigned)i;
+    sort_values = t->values;
+    qsort(idx, t->nvalues, sizeof *idx, compare_value_index);
+    sort_values = NULL;
+    return idx;
+}
+
 static void fill_enum(lower *L, ir_type *node, const ast_type *const *items, size_t count, ir_type *other)
 {
     size_t i, n = 0;
@@ -2976,6 +3016,8 @@ static void fill_enum(lower *L, ir_type *node, const ast_type *const *items, siz
         node->values[n++] = lit;
     }
     node->nvalues = n;
+    if (n > IR_WIDE_ENUM)
+        node->sorted = sorted_values(L, node);
 }
 
 /*
@@ -3016,6 +3058,14 @@ static void fill_choice(lower *L, ir_type *node, const ast_type *const *items, s
     if (count == 1 && written > 1) {
         become(L, node, lower_type(L, items[0], cddl_fmt(L->ctx, "%s_alt1", node->c_name),
                                    cddl_fmt(L->ctx, "%s/1", node->rule), env));
+        return;
+    }
+    /* `200 / 404 / 500`: an enumeration of integers, one table however many there are */
+    for (i = 0; i < count && items[i]->kind == AST_T_VALUE && items[i]->u.value.kind == AST_V_INT &&
+                !items[i]->u.value.overflow; i++)
+        ;
+    if (i == count) {
+        fill_enum(L, node, items, count, NULL);
         return;
     }
     /* Literal enums: text literals, plus at most one text type for the rest (Channel). */

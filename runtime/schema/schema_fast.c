@@ -329,12 +329,16 @@ static const char *fast_enum(fast_ctx *c, const aps_type *t, const char *p, void
 {
     char msg[APS_ERROR_MESSAGE_MAX];
     aps_slice s;
-    size_t i;
-    if ((p = aps_fast_string(c, p, &s)) == NULL)
-        return NULL;
-    for (i = 0; i < t->u.enm.count; i++) {
-        if (fast_text_is(&t->u.enm.values[i], s)) {
-            *(int *)out = (int)(i + 1);
+    int k;
+    if (aps_schema_priv_enum_of_ints(t) || (p = aps_fast_string(c, p, &s)) == NULL)
+        return NULL; /* integers: the exact decoder reads them */
+    if (t->u.enm.sorted != NULL && (k = aps_schema_enum_find(t, s.ptr, s.len)) > 0) {
+        *(int *)out = k;
+        return p;
+    }
+    for (k = 0; t->u.enm.sorted == NULL && (size_t)k < t->u.enm.count; k++) {
+        if (fast_text_is(&t->u.enm.values[k], s)) {
+            *(int *)out = k + 1;
             return p;
         }
     }

@@ -37,6 +37,7 @@ typedef struct emitter {
     naming_set desc_set;      /* desc_names, as a set */
     tmpl_value *statics;      /* descriptors declared static in the source */
     tmpl_value *descs;        /* every descriptor, in definition order */
+    tmpl_value *map_entries;  /* the entry structs of maps, defined after every other type */
 } emitter;
 
 static const char *upper(emitter *E, const char *s)
@@ -1135,10 +1136,7 @@ static void by_value_deps(emitter *E, const ir_type *t, tmpl_value *out)
             if (t->alts[i]->named)
                 decl_order(E, t->alts[i], out);
         break;
-    case IR_MAP:
-        if (t->elem->named)
-            decl_order(E, t->elem, out);
-        break;
+    case IR_MAP: /* held by pointer to entries, which are defined last: as an array */
     case IR_ARRAY: {
         /* held by pointer, but a typedef (enum, named primitive) has no forward declaration */
         const ir_type *el = t->elem, *target = t->elem;
@@ -1363,10 +1361,17 @@ static tmpl_value *declaration(emitter *E, const ir_type *t)
         tmpl_flag(C, d, "is_array", 1);
         tmpl_set(C, d, "elem_ctype", ctype(E, t->elem));
         break;
-    case IR_MAP:
+    case IR_MAP: {
+        /* the entry holds the value type by value, the map only points at entries: the entry is
+         * defined after every type, so that the value's type may itself hold the map */
+        tmpl_value *entry = tmpl_object(C);
         tmpl_flag(C, d, "is_map", 1);
-        tmpl_set(C, d, "elem_ctype", ctype(E, t->elem));
+        tmpl_set(C, entry, "name", t->c_name);
+        tmpl_set(C, entry, "ctype", ctype(E, t));
+        tmpl_set(C, entry, "elem_ctype", ctype(E, t->elem));
+        tmpl_append(C, E->map_entries, entry);
         break;
+    }
     case IR_ALIAS:
         tmpl_flag(C, d, "is_typedef", 1);
         tmpl_set(C, d, "base_ctype", ctype(E, t->target));
@@ -1771,6 +1776,7 @@ int emit_module(cddl_ctx *ctx, const ir_module *mod, const emit_options *opt)
     E.opt = opt;
     E.statics = tmpl_list(ctx);
     E.descs = tmpl_list(ctx);
+    E.map_entries = tmpl_list(ctx);
     src.dir = opt->templates_dir;
     tmpl_set(ctx, data, "prefix", opt->prefix);
     tmpl_set(ctx, data, "PREFIX", upper(&E, opt->prefix));
@@ -1826,6 +1832,7 @@ int emit_module(cddl_ctx *ctx, const ir_module *mod, const emit_options *opt)
     tmpl_put(ctx, data, "forwards", forwards);
     tmpl_put(ctx, data, "includes", includes);
     tmpl_put(ctx, data, "decls", decls);
+    tmpl_put(ctx, data, "map_entries", E.map_entries);
     tmpl_put(ctx, data, "types", types);
     tmpl_put(ctx, data, "statics", E.statics);
     tmpl_put(ctx, data, "descs", E.descs);

@@ -25,8 +25,21 @@ static const char *computed_keys_flags_fast(aps_fast_ctx *c, const char *p, void
 static bool computed_keys_flags_fast_valid(const void *value, bool strict, unsigned depth);
 static const char *computed_keys_flags_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, computed_keys_flags_t *out);
 static const char *computed_keys_flags_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
+static int computed_keys_tree_fast_index(const aps_fast_ctx *c, aps_slice k);
+static int computed_keys_tree_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, computed_keys_tree_t *out,
+    uint64_t *seen);
+static const char *computed_keys_tree_fast_ordered(aps_fast_ctx *c, const char *p, int *closed, computed_keys_tree_t *out,
+    uint64_t *seen);
+static const char *computed_keys_tree_fast_body(aps_fast_ctx *c, const char *p, int closed, const char *start, computed_keys_tree_t *out,
+    uint64_t seen);
+static const char *computed_keys_tree_fast(aps_fast_ctx *c, const char *p, void *out);
+static bool computed_keys_tree_fast_valid(const void *value, bool strict, unsigned depth);
+static const char *computed_keys_tree_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, computed_keys_tree_t *out);
+static const char *computed_keys_tree_fast_compact(aps_fast_ctx *c, const char *p, void *vout);
 static bool computed_keys_flags_fast_members(aps_json_writer *w, const computed_keys_flags_t *v, unsigned depth, bool trusted, size_t first);
 static bool computed_keys_flags_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
+static bool computed_keys_tree_fast_members(aps_json_writer *w, const computed_keys_tree_t *v, unsigned depth, bool trusted, size_t first);
+static bool computed_keys_tree_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted);
 
 const aps_type computed_keys_counters_type = {
     .kind = APS_K_MAP,
@@ -110,6 +123,38 @@ const aps_type computed_keys_flags_type = {
     .fast = computed_keys_flags_fast,
     .valid = computed_keys_flags_fast_valid,
     .write = computed_keys_flags_fast_write,
+};
+
+const aps_type computed_keys_tree_children_type = {
+    .kind = APS_K_MAP,
+    .name = "Tree.children",
+    .size = sizeof(computed_keys_tree_children_t),
+    .u.map = {
+        .value = &computed_keys_tree_type,
+        .entry_size = sizeof(computed_keys_tree_children_entry_t),
+        .value_offset = offsetof(computed_keys_tree_children_entry_t, value),
+        .min = 1,
+        .max = SIZE_MAX,
+    },
+};
+
+static const aps_field computed_keys_tree_type_fields[] = {
+    { .key = "name", .key_len = 4, .snake = "name", .snake_len = 4, .type = &aps_text_type,
+      .flags = APS_F_PLAIN_NAMES,
+      .offset = offsetof(computed_keys_tree_t, name) },
+    { .key = "children", .key_len = 8, .snake = "children", .snake_len = 8, .type = &computed_keys_tree_children_type,
+      .flags = APS_F_OPTIONAL | APS_F_PLAIN_NAMES,
+      .offset = offsetof(computed_keys_tree_t, children),
+      .present_offset = offsetof(computed_keys_tree_t, has_children) },
+};
+const aps_type computed_keys_tree_type = {
+    .kind = APS_K_STRUCT,
+    .name = "Tree",
+    .size = sizeof(computed_keys_tree_t),
+    .u.st = { .fields = computed_keys_tree_type_fields, .nfields = 2 },
+    .fast = computed_keys_tree_fast,
+    .valid = computed_keys_tree_fast_valid,
+    .write = computed_keys_tree_fast_write,
 };
 
 /* The member of Flags that the name k names: its number, or -1. */
@@ -285,6 +330,183 @@ static bool computed_keys_flags_fast_valid(const void *value, bool strict, unsig
     return true;
 }
 
+/* The member of Tree that the name k names: its number, or -1. */
+static int computed_keys_tree_fast_index(const aps_fast_ctx *c, aps_slice k)
+{
+    (void)c; /* every name is spelled alike in either case */
+    if (k.len == 4 && aps_scan_bytes_equal(k.ptr, "name", 4))
+        return 0;
+    if (k.len == 8 && aps_scan_bytes_equal(k.ptr, "children", 8))
+        return 1;
+    return -1;
+}
+
+/*
+ * Reads the value of member i of Tree, at p, into out; returns the
+ * position after it, or NULL to give up (also when it was read already).
+ * Inlined: where i is a constant (_ordered), only its case remains.
+ */
+APS_FAST_INLINE const char *computed_keys_tree_fast_field(aps_fast_ctx *c, int i, const char *p, computed_keys_tree_t *out,
+    uint64_t *seen)
+{
+    if (!aps_fast_see(seen, (unsigned)i))
+        return NULL;
+    switch (i) {
+    case 0:
+        if ((p = aps_fast_string(c, p, &out->name)) == NULL)
+            return NULL;
+        return p;
+    case 1:
+        if ((p = aps_fast_value(c, &computed_keys_tree_children_type, p, &out->children)) == NULL)
+            return NULL;
+        out->has_children = true;
+        return p;
+    default: return NULL;
+    }
+}
+
+/*
+ * One member of Tree, named k, value at *pp: reads it and moves *pp
+ * past it. Returns 1, 0 when k names none of its members, -1 to give up.
+ */
+static int computed_keys_tree_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, computed_keys_tree_t *out,
+    uint64_t *seen)
+{
+    int i = computed_keys_tree_fast_index(c, k);
+    if (i < 0)
+        return 0;
+    return (*pp = computed_keys_tree_fast_field(c, i, *pp, out, seen)) != NULL ? 1 : -1;
+}
+
+/*
+ * The members of Tree as servers send them, in the schema's order:
+ * each is tried once, in turn, where the previous one ended, its name
+ * recognised by comparing bytes (a compact `"name":`); members absent or
+ * out of order are left to the caller's loop. Returns where it stands
+ * (NULL to give up); *closed when the object ended.
+ */
+static const char *computed_keys_tree_fast_ordered(aps_fast_ctx *c, const char *p, int *closed, computed_keys_tree_t *out,
+    uint64_t *seen)
+{
+    const char *q;
+    if (!*closed && (q = aps_fast_key(c, p, "\"name\":", 7, "\"name\":", 7)) != NULL &&
+        ((p = computed_keys_tree_fast_field(c, 0, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    if (!*closed && (q = aps_fast_key(c, p, "\"children\":", 11, "\"children\":", 11)) != NULL &&
+        ((p = computed_keys_tree_fast_field(c, 1, q, out, seen)) == NULL || (p = aps_scan_next(p, c->end, '}', closed)) == NULL))
+        return NULL;
+    return p;
+}
+
+/*
+ * The members of an object of Tree whose '{' is at `start`, from p
+ * (the next member's name, or after the object when `closed`); `seen`
+ * holds the members read already (a discriminant). Returns the position
+ * after the object.
+ */
+static const char *computed_keys_tree_fast_body(aps_fast_ctx *c, const char *p, int closed, const char *start, computed_keys_tree_t *out,
+    uint64_t seen)
+{
+    aps_slice k;
+    int r;
+    (void)start;
+    if ((p = computed_keys_tree_fast_ordered(c, p, &closed, out, &seen)) == NULL)
+        return NULL;
+    while (!closed) {
+        if ((p = aps_scan_name(p, c->end, &k)) == NULL)
+            return NULL;
+        r = computed_keys_tree_fast_member(c, k, &p, out, &seen);
+        if (r <= 0 || (p = aps_scan_next(p, c->end, '}', &closed)) == NULL)
+            return NULL;
+    }
+    c->depth--;
+    if ((seen & UINT64_C(0x1)) != UINT64_C(0x1))
+        return NULL;
+    return p;
+}
+
+/*
+ * The members of Tree in the compact form (aps/fast.h): each where
+ * the previous one ended, `*sep` then its `"name":`; an optional one may be
+ * absent. Where `*sep` is ',' for certain (after the discriminant or a
+ * required member) the two are one token. Returns the position after them,
+ * or NULL to give up.
+ */
+static const char *computed_keys_tree_fast_compact_members(aps_fast_ctx *c, const char *p, char *sep, computed_keys_tree_t *out)
+{
+    if (aps_fast_compact_key(c, p, *sep, "\"name\":", 7)) {
+        p += 7 + 1;
+        *sep = ',';
+        if ((p = aps_fast_string(c, p, &out->name)) == NULL)
+            return NULL;
+    } else {
+        return NULL; /* a required member, absent or elsewhere */
+    }
+    if (aps_fast_compact_next(c, p, ",\"children\":", 12)) {
+        p += 12;
+        if ((p = aps_fast_value(c, &computed_keys_tree_children_type, p, &out->children)) == NULL)
+            return NULL;
+        out->has_children = true;
+    }
+    return p;
+}
+
+/*
+ * An object of Tree in the compact form, its '{' at p; inside another
+ * value, read again member by member when it is not in that form
+ * (aps_fast_compact_retry). NULL to give up.
+ */
+static const char *computed_keys_tree_fast_compact(aps_fast_ctx *c, const char *p, void *vout)
+{
+    computed_keys_tree_t *out = (computed_keys_tree_t *)vout;
+    const char *start = p;
+    unsigned depth = c->depth, typed = c->typed;
+    char sep = '{';
+    if (++c->typed > APS_FAST_MAX_TYPED || ++c->depth > c->max_depth ||
+        (p = computed_keys_tree_fast_compact_members(c, p, &sep, out)) == NULL)
+        goto retry;
+    if ((p = aps_fast_compact_close(c, p, sep)) == NULL)
+        goto retry;
+    c->depth = depth;
+    c->typed = typed;
+    return p;
+retry:
+    return aps_fast_compact_retry(c, start, out, sizeof *out, computed_keys_tree_fast, depth, typed);
+}
+
+/* An object of Tree: in the compact form if it is, else read member by member. */
+static const char *computed_keys_tree_fast(aps_fast_ctx *c, const char *p, void *out)
+{
+    const char *start = p;
+    int closed;
+    const char *q;
+    if ((q = aps_fast_compact(c, p, out, sizeof(computed_keys_tree_t), computed_keys_tree_fast_compact)) != NULL)
+        return q;
+    if (++c->typed > APS_FAST_MAX_TYPED || (p = aps_fast_open(c, p, '{', &closed)) == NULL ||
+        (p = computed_keys_tree_fast_body(c, p, closed, start, (computed_keys_tree_t *)out, 0)) == NULL)
+        return NULL;
+    c->typed--;
+    return p;
+}
+
+/*
+ * Is a value of Tree, inside `depth` typed values, certainly valid?
+ * False leaves it to the table-driven validator, which says where it fails.
+ */
+static bool computed_keys_tree_fast_valid(const void *value, bool strict, unsigned depth)
+{
+    const computed_keys_tree_t *v = (const computed_keys_tree_t *)value;
+    (void)v;
+    (void)strict;
+    if (depth >= APS_FAST_MAX_TYPED)
+        return false;
+    if (!aps_fast_string_ok(&v->name))
+        return false;
+    if (v->has_children && !aps_fast_valid(&computed_keys_tree_children_type, &v->children, strict, depth + 1))
+        return false;
+    return true;
+}
+
 /*
  * The members of Flags at v, into the object whose members begin at
  * offset `first` of w's buffer, each value checked as it is written unless
@@ -320,6 +542,43 @@ static bool computed_keys_flags_fast_write(aps_json_writer *w, const void *value
         return false;
     first = w->len;
     if (!computed_keys_flags_fast_members(w, v, depth, trusted, first))
+        return false;
+    return aps_json_impl_put_byte(w, '}') != 0;
+}
+
+/*
+ * The members of Tree at v, into the object whose members begin at
+ * offset `first` of w's buffer, each value checked as it is written unless
+ * `trusted`. False when a check fails or w runs out of room: the caller
+ * rolls w back.
+ */
+static bool computed_keys_tree_fast_members(aps_json_writer *w, const computed_keys_tree_t *v, unsigned depth, bool trusted, size_t first)
+{
+    (void)w;
+    (void)v;
+    (void)depth;
+    (void)trusted;
+    (void)first;
+    if (!aps_fast_put_token(w, ",\"name\":", 8, w->len != first) ||
+        !aps_fast_put_text(w, &v->name, trusted))
+        return false;
+    if (v->has_children) {
+        if (!aps_fast_put_token(w, ",\"children\":", 12, 1) ||
+            !aps_fast_put_table(w, &computed_keys_tree_children_type, &v->children, depth + 1, trusted))
+            return false;
+    }
+    return true;
+}
+
+/* An object of Tree, checked as it is written unless `trusted` (aps_fast_writer). */
+static bool computed_keys_tree_fast_write(aps_json_writer *w, const void *value, unsigned depth, bool trusted)
+{
+    const computed_keys_tree_t *v = (const computed_keys_tree_t *)value;
+    size_t first;
+    if (depth >= APS_FAST_MAX_TYPED || !aps_json_impl_put_byte(w, '{'))
+        return false;
+    first = w->len;
+    if (!computed_keys_tree_fast_members(w, v, depth, trusted, first))
         return false;
     return aps_json_impl_put_byte(w, '}') != 0;
 }
@@ -464,12 +723,70 @@ aps_status computed_keys_flags_validate(const computed_keys_flags_t *value, bool
     return aps_schema_validate(&computed_keys_flags_type, value, strict, err);
 }
 
+aps_status computed_keys_tree_decode(const char *json, size_t len, aps_arena *arena,
+    computed_keys_tree_t *out, aps_error *err)
+{
+    return computed_keys_tree_decode_opts(json, len, arena, out, NULL, err);
+}
+
+aps_status computed_keys_tree_decode_opts(const char *json, size_t len, aps_arena *arena,
+    computed_keys_tree_t *out, const aps_decode_options *options, aps_error *err)
+{
+    return aps_fast_decode(&computed_keys_tree_type, computed_keys_tree_fast, json, len, arena, out, options, err);
+}
+
+aps_status computed_keys_tree_encode(const computed_keys_tree_t *value, aps_json_writer *w, aps_error *err)
+{
+    return aps_schema_encode(&computed_keys_tree_type, value, w, NULL, err);
+}
+
+aps_status computed_keys_tree_encode_opts(const computed_keys_tree_t *value, aps_json_writer *w,
+    const aps_encode_options *options, aps_error *err)
+{
+    return aps_schema_encode(&computed_keys_tree_type, value, w, options, err);
+}
+
+aps_status computed_keys_tree_validate(const computed_keys_tree_t *value, bool strict, aps_error *err)
+{
+    return aps_schema_validate(&computed_keys_tree_type, value, strict, err);
+}
+
+aps_status computed_keys_tree_children_decode(const char *json, size_t len, aps_arena *arena,
+    computed_keys_tree_children_t *out, aps_error *err)
+{
+    return computed_keys_tree_children_decode_opts(json, len, arena, out, NULL, err);
+}
+
+aps_status computed_keys_tree_children_decode_opts(const char *json, size_t len, aps_arena *arena,
+    computed_keys_tree_children_t *out, const aps_decode_options *options, aps_error *err)
+{
+    return aps_schema_decode(&computed_keys_tree_children_type, json, len, arena, out, options, err);
+}
+
+aps_status computed_keys_tree_children_encode(const computed_keys_tree_children_t *value, aps_json_writer *w, aps_error *err)
+{
+    return aps_schema_encode(&computed_keys_tree_children_type, value, w, NULL, err);
+}
+
+aps_status computed_keys_tree_children_encode_opts(const computed_keys_tree_children_t *value, aps_json_writer *w,
+    const aps_encode_options *options, aps_error *err)
+{
+    return aps_schema_encode(&computed_keys_tree_children_type, value, w, options, err);
+}
+
+aps_status computed_keys_tree_children_validate(const computed_keys_tree_children_t *value, bool strict, aps_error *err)
+{
+    return aps_schema_validate(&computed_keys_tree_children_type, value, strict, err);
+}
+
 const aps_named_type computed_keys_types[] = {
     { .name = "Counters", .type = &computed_keys_counters_type },
     { .name = "Single", .type = &computed_keys_single_type },
     { .name = "Labelled", .type = &computed_keys_labelled_type },
     { .name = "Bounded", .type = &computed_keys_bounded_type },
     { .name = "Flags", .type = &computed_keys_flags_type },
+    { .name = "Tree", .type = &computed_keys_tree_type },
+    { .name = "Tree.children", .type = &computed_keys_tree_children_type },
 };
 const size_t computed_keys_types_count = sizeof computed_keys_types / sizeof computed_keys_types[0];
 

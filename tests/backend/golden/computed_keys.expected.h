@@ -65,12 +65,11 @@ typedef struct computed_keys_single computed_keys_single_t;
 typedef struct computed_keys_labelled computed_keys_labelled_t;
 typedef struct computed_keys_bounded computed_keys_bounded_t;
 typedef struct computed_keys_flags computed_keys_flags_t;
+typedef struct computed_keys_tree computed_keys_tree_t;
+typedef struct computed_keys_tree_children computed_keys_tree_children_t;
 
-/** One member of a value of computed_keys_counters_t. */
-typedef struct computed_keys_counters_entry {
-    aps_slice key; /**< the member name, unescaped */
-    uint64_t value;
-} computed_keys_counters_entry_t;
+/** One member of a value of computed_keys_counters_t (defined after every type: its value may hold the map). */
+typedef struct computed_keys_counters_entry computed_keys_counters_entry_t;
 
 /**
  * One to three counters.
@@ -82,11 +81,8 @@ struct computed_keys_counters {
     size_t count;
 };
 
-/** One member of a value of computed_keys_single_t. */
-typedef struct computed_keys_single_entry {
-    aps_slice key; /**< the member name, unescaped */
-    int64_t value;
-} computed_keys_single_entry_t;
+/** One member of a value of computed_keys_single_t (defined after every type: its value may hold the map). */
+typedef struct computed_keys_single_entry computed_keys_single_entry_t;
 
 /**
  * Exactly one entry.
@@ -124,6 +120,48 @@ struct computed_keys_flags {
     /** each of the two may come */
     bool has_write; /**< whether "write" was given */
     bool write;
+};
+
+/** One member of a value of computed_keys_tree_children_t (defined after every type: its value may hold the map). */
+typedef struct computed_keys_tree_children_entry computed_keys_tree_children_entry_t;
+
+/**
+ * Schema: `Tree.children` (computed_keys.cddl:30).
+ */
+struct computed_keys_tree_children {
+    computed_keys_tree_children_entry_t *items; /**< in input order */
+    size_t count;
+};
+
+/**
+ * A map whose values hold the map's owner: the entries are defined after
+ * every type, so that a struct may reach itself through a map (EAT's
+ * submods: `{ + text => Submodule }` with Submodule a Claims-Set).
+ *
+ * Schema: `Tree` (computed_keys.cddl:28).
+ */
+struct computed_keys_tree {
+    aps_slice name;
+    bool has_children; /**< whether "children" was given */
+    computed_keys_tree_children_t children;
+};
+
+/** One member of a value of computed_keys_counters_t. */
+struct computed_keys_counters_entry {
+    aps_slice key; /**< the member name, unescaped */
+    uint64_t value;
+};
+
+/** One member of a value of computed_keys_single_t. */
+struct computed_keys_single_entry {
+    aps_slice key; /**< the member name, unescaped */
+    int64_t value;
+};
+
+/** One member of a value of computed_keys_tree_children_t. */
+struct computed_keys_tree_children_entry {
+    aps_slice key; /**< the member name, unescaped */
+    computed_keys_tree_t value;
 };
 
 /* ---- Counters ---- */
@@ -195,6 +233,34 @@ APS_NODISCARD aps_status computed_keys_flags_encode_opts(const computed_keys_fla
 APS_NODISCARD aps_status computed_keys_flags_validate(const computed_keys_flags_t *value, bool strict, aps_error *err);
 /** `computed_keys_flags_t v = COMPUTED_KEYS_FLAGS_INIT;` gives every member zero: no kind chosen, no optional member given. */
 #define COMPUTED_KEYS_FLAGS_INIT APS_ZERO_INIT
+
+/* ---- Tree ---- */
+extern const aps_type computed_keys_tree_type;
+APS_NODISCARD aps_status computed_keys_tree_decode(const char *json, size_t len, aps_arena *arena,
+    computed_keys_tree_t *out, aps_error *err);
+APS_NODISCARD aps_status computed_keys_tree_decode_opts(const char *json, size_t len, aps_arena *arena,
+    computed_keys_tree_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status computed_keys_tree_encode(const computed_keys_tree_t *value, aps_json_writer *w,
+    aps_error *err);
+APS_NODISCARD aps_status computed_keys_tree_encode_opts(const computed_keys_tree_t *value, aps_json_writer *w,
+    const aps_encode_options *options, aps_error *err);
+APS_NODISCARD aps_status computed_keys_tree_validate(const computed_keys_tree_t *value, bool strict, aps_error *err);
+/** `computed_keys_tree_t v = COMPUTED_KEYS_TREE_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define COMPUTED_KEYS_TREE_INIT APS_ZERO_INIT
+
+/* ---- Tree.children ---- */
+extern const aps_type computed_keys_tree_children_type;
+APS_NODISCARD aps_status computed_keys_tree_children_decode(const char *json, size_t len, aps_arena *arena,
+    computed_keys_tree_children_t *out, aps_error *err);
+APS_NODISCARD aps_status computed_keys_tree_children_decode_opts(const char *json, size_t len, aps_arena *arena,
+    computed_keys_tree_children_t *out, const aps_decode_options *options, aps_error *err);
+APS_NODISCARD aps_status computed_keys_tree_children_encode(const computed_keys_tree_children_t *value, aps_json_writer *w,
+    aps_error *err);
+APS_NODISCARD aps_status computed_keys_tree_children_encode_opts(const computed_keys_tree_children_t *value, aps_json_writer *w,
+    const aps_encode_options *options, aps_error *err);
+APS_NODISCARD aps_status computed_keys_tree_children_validate(const computed_keys_tree_children_t *value, bool strict, aps_error *err);
+/** `computed_keys_tree_children_t v = COMPUTED_KEYS_TREE_CHILDREN_INIT;` gives every member zero: no kind chosen, no optional member given. */
+#define COMPUTED_KEYS_TREE_CHILDREN_INIT APS_ZERO_INIT
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
 extern const aps_named_type computed_keys_types[];

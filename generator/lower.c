@@ -3039,6 +3039,63 @@ static const char *anonymous_alt_name(lower *L, const ir_type *node, const ast_t
     return cddl_fmt(L->ctx, "%s_%s", node->c_name, items[i]->kind == AST_T_ARRAY ? "array" : "object");
 }
 
+/*
+ * The text literal a type stands for once what JSON cannot match is
+ * dropped: `ds-enabled = JC<"enabled", 0>` is "enabled". Follows names,
+ * generic arguments, parentheses, enabled features and choices left with
+ * one alternative. NULL for anything else.
+ */
+static const ast_type *text_literal(lower *L, const ast_type *t, const lower_env *env, int depth)
+{
+    const ast_type *arg, *one = NULL, **items;
+    const lower_env *caller;
+    const sema_symbol *sym;
+    lower_env inner;
+    size_t i, n, count;
+    if (depth > 16)
+        return NULL;
+    switch (t->kind) {
+    case AST_T_VALUE:
+        return t->u.value.kind == AST_V_TEXT ? t : NULL;
+    case AST_T_PAREN:
+        return ast_paren_inner(t) != NULL ? text_literal(L, ast_paren_inner(t), env, depth + 1) : NULL;
+    case AST_T_CONTROL:
+        return ast_str_eq(t->u.control.op, "feature") ? text_literal(L, t->u.control.target, env, depth + 1) : NULL;
+    case AST_T_CHOICE:
+        items = (const ast_type **)t->u.choice.items;
+        count = t->u.choice.count;
+        break;
+    case AST_T_NAME:
+        if (find_param(env, t->u.name.name, &arg, &caller))
+            return text_literal(L, arg, caller, depth + 1);
+        sym = symbol_of(L, t->u.name.name);
+        if (sym == NULL || sym->from_prelude || sym->kind != SEMA_TYPE)
+            return NULL;
+        if ((sym->def ? sym->def : sym->alts[0])->nparams > 0) {
+            const ast_rule *def = sym->def ? sym->def : sym->alts[0];
+            if (t->u.name.args.count != def->nparams)
+                return NULL;
+            inner.rule = def;
+            inner.args = &t->u.name.args;
+            inner.caller = env;
+            env = &inner;
+        } else {
+            env = NULL;
+        }
+        items = rule_bodies(L, sym, &count);
+        break;
+    default:
+        return NULL;
+    }
+    for (i = n = 0; i < count; i++) {
+        if (never_of(L, items[i], env, depth + 1).why != NULL)
+            continue;
+        one = items[i];
+        n++;
+    }
+    return n == 1 ? text_literal(L, one, env, depth + 1) : NULL;
+}
+
 static void fill_choice(lower *L, ir_type *node, const ast_type *const *items, size_t count,
                         const lower_env *env)
 {
@@ -3066,6 +3123,17 @@ static void fill_choice(lower *L, ir_type *node, const ast_type *const *items, s
         ;
     if (i == count) {
         fill_enum(L, node, items, count, NULL);
+        return;
+    }
+    /* `ds-enabled / disabled / ...`, each `JC<"enabled", 0>`: the text literals they stand for */
+    for (i = 0; i < count && (items[i]->kind != AST_T_VALUE || items[i]->u.value.kind == AST_V_TEXT) &&
+                text_literal(L, items[i], env, 0) != NULL; i++)
+        ;
+    if (i == count) {
+        const ast_type **lits = cddl_alloc(L->ctx, count * sizeof *lits);
+        for (i = 0; i < count; i++)
+            lits[i] = text_literal(L, items[i], env, 0);
+        fill_enum(L, node, lits, count, NULL);
         return;
     }
     /* Literal enums: text literals, plus at most one text type for the rest (Channel). */

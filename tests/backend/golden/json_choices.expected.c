@@ -49,34 +49,15 @@ const aps_type json_choices_jc_jc_arg1_none_type = {
     .u.text = { .min_len = 0, .max_len = SIZE_MAX, .pattern = "[A-Za-z0-9_-]+" },
 };
 
-const aps_type json_choices_jc_high_1_type = {
-    .kind = APS_K_LITERAL,
-    .name = "JC<\"high\", 1>",
-    .u.lit = { .kind = APS_LIT_TEXT, .text = "high", .len = 4 },
-};
-
-const aps_type json_choices_jc_low_2_type = {
-    .kind = APS_K_LITERAL,
-    .name = "JC<\"low\", 2>",
-    .u.lit = { .kind = APS_LIT_TEXT, .text = "low", .len = 3 },
-};
-
-static const aps_type *const json_choices_level_type_alts[] = {
-    &json_choices_jc_high_1_type,
-    &json_choices_jc_low_2_type,
+static const aps_literal json_choices_level_type_values[] = {
+    { .kind = APS_LIT_TEXT, .text = "high", .len = 4 },
+    { .kind = APS_LIT_TEXT, .text = "low", .len = 3 },
 };
 const aps_type json_choices_level_type = {
-    .kind = APS_K_UNION,
+    .kind = APS_K_ENUM,
     .name = "level",
     .size = sizeof(json_choices_level_t),
-    .u.un = {
-        .cls = APS_U_UNTAGGED,
-        .alts = json_choices_level_type_alts,
-        .nalts = 2,
-        .kind_offset = offsetof(json_choices_level_t, kind),
-        .payload_offset = offsetof(json_choices_level_t, u),
-        .raw_offset = offsetof(json_choices_level_t, raw),
-    },
+    .u.enm = { .values = json_choices_level_type_values, .count = 2 },
 };
 
 static const aps_field json_choices_claims_type_fields[] = {
@@ -593,14 +574,6 @@ aps_status json_choices_level_decode_opts(const char *json, size_t len, aps_aren
     return aps_schema_decode(&json_choices_level_type, json, len, arena, out, options, err);
 }
 
-aps_status json_choices_level_decode_as(const char *json, size_t len, aps_arena *arena,
-    json_choices_level_kind alt, json_choices_level_t *out, aps_error *err)
-{
-    if ((int)alt < 1)
-        return APS_E_ARGUMENT;
-    return aps_schema_decode_as(&json_choices_level_type, (size_t)alt - 1, json, len, arena, out, NULL, err);
-}
-
 aps_status json_choices_level_encode(const json_choices_level_t *value, aps_json_writer *w, aps_error *err)
 {
     return aps_schema_encode(&json_choices_level_type, value, w, NULL, err);
@@ -615,62 +588,6 @@ aps_status json_choices_level_encode_opts(const json_choices_level_t *value, aps
 aps_status json_choices_level_validate(const json_choices_level_t *value, bool strict, aps_error *err)
 {
     return aps_schema_validate(&json_choices_level_type, value, strict, err);
-}
-
-aps_status json_choices_jc_high_1_decode(const char *json, size_t len, aps_arena *arena,
-    json_choices_jc_high_1_t *out, aps_error *err)
-{
-    return json_choices_jc_high_1_decode_opts(json, len, arena, out, NULL, err);
-}
-
-aps_status json_choices_jc_high_1_decode_opts(const char *json, size_t len, aps_arena *arena,
-    json_choices_jc_high_1_t *out, const aps_decode_options *options, aps_error *err)
-{
-    return aps_schema_decode(&json_choices_jc_high_1_type, json, len, arena, out, options, err);
-}
-
-aps_status json_choices_jc_high_1_encode(const json_choices_jc_high_1_t *value, aps_json_writer *w, aps_error *err)
-{
-    return aps_schema_encode(&json_choices_jc_high_1_type, value, w, NULL, err);
-}
-
-aps_status json_choices_jc_high_1_encode_opts(const json_choices_jc_high_1_t *value, aps_json_writer *w,
-    const aps_encode_options *options, aps_error *err)
-{
-    return aps_schema_encode(&json_choices_jc_high_1_type, value, w, options, err);
-}
-
-aps_status json_choices_jc_high_1_validate(const json_choices_jc_high_1_t *value, bool strict, aps_error *err)
-{
-    return aps_schema_validate(&json_choices_jc_high_1_type, value, strict, err);
-}
-
-aps_status json_choices_jc_low_2_decode(const char *json, size_t len, aps_arena *arena,
-    json_choices_jc_low_2_t *out, aps_error *err)
-{
-    return json_choices_jc_low_2_decode_opts(json, len, arena, out, NULL, err);
-}
-
-aps_status json_choices_jc_low_2_decode_opts(const char *json, size_t len, aps_arena *arena,
-    json_choices_jc_low_2_t *out, const aps_decode_options *options, aps_error *err)
-{
-    return aps_schema_decode(&json_choices_jc_low_2_type, json, len, arena, out, options, err);
-}
-
-aps_status json_choices_jc_low_2_encode(const json_choices_jc_low_2_t *value, aps_json_writer *w, aps_error *err)
-{
-    return aps_schema_encode(&json_choices_jc_low_2_type, value, w, NULL, err);
-}
-
-aps_status json_choices_jc_low_2_encode_opts(const json_choices_jc_low_2_t *value, aps_json_writer *w,
-    const aps_encode_options *options, aps_error *err)
-{
-    return aps_schema_encode(&json_choices_jc_low_2_type, value, w, options, err);
-}
-
-aps_status json_choices_jc_low_2_validate(const json_choices_jc_low_2_t *value, bool strict, aps_error *err)
-{
-    return aps_schema_validate(&json_choices_jc_low_2_type, value, strict, err);
 }
 
 aps_status json_choices_label_decode(const char *json, size_t len, aps_arena *arena,
@@ -736,8 +653,6 @@ const aps_named_type json_choices_types[] = {
     { .name = "binary-data", .type = &json_choices_jc_jc_arg1_none_type },
     { .name = "JC<tstr .regexp \"[A-Za-z0-9_-]+\", bstr>", .type = &json_choices_jc_jc_arg1_none_type },
     { .name = "level", .type = &json_choices_level_type },
-    { .name = "JC<\"high\", 1>", .type = &json_choices_jc_high_1_type },
-    { .name = "JC<\"low\", 2>", .type = &json_choices_jc_low_2_type },
     { .name = "label", .type = &json_choices_jc_text_int_type },
     { .name = "JC<tstr, int>", .type = &json_choices_jc_text_int_type },
 };
@@ -745,12 +660,21 @@ const size_t json_choices_types_count = sizeof json_choices_types / sizeof json_
 
 /* ---- names of enum values and union kinds ---- */
 
-const char *json_choices_level_kind_name(json_choices_level_kind k)
+const char *json_choices_level_name(json_choices_level_t v)
 {
-    switch (k) {
-    case JSON_CHOICES_LEVEL_JC_HIGH_1: return "JC<\"high\", 1>";
-    case JSON_CHOICES_LEVEL_JC_LOW_2: return "JC<\"low\", 2>";
+    switch (v) {
+    case JSON_CHOICES_LEVEL_HIGH: return "high";
+    case JSON_CHOICES_LEVEL_LOW: return "low";
     default: return "";
     }
+}
+
+json_choices_level_t json_choices_level_parse(const char *text, size_t len)
+{
+    if (len == 4 && memcmp(text, "high", 4) == 0)
+        return JSON_CHOICES_LEVEL_HIGH;
+    if (len == 3 && memcmp(text, "low", 3) == 0)
+        return JSON_CHOICES_LEVEL_LOW;
+    return JSON_CHOICES_LEVEL_NONE;
 }
 

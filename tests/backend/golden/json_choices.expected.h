@@ -61,7 +61,6 @@ extern "C" {
 #endif
 
 typedef struct json_choices_claims json_choices_claims_t;
-typedef struct json_choices_level json_choices_level_t;
 
 /**
  * Schema: `Claims.nonce` (json_choices.cddl:9).
@@ -86,32 +85,13 @@ typedef aps_slice json_choices_jc_jc_arg1_none_t;
 typedef json_choices_jc_jc_arg1_none_t json_choices_binary_data_t;
 
 /**
- * Schema: `JC<"high", 1>` (json_choices.cddl:25).
- */
-typedef aps_json_raw json_choices_jc_high_1_t;
-
-/**
- * Schema: `JC<"low", 2>` (json_choices.cddl:25).
- */
-typedef aps_json_raw json_choices_jc_low_2_t;
-
-/** Which alternative a value of json_choices_level_t holds. */
-typedef enum json_choices_level_kind {
-    JSON_CHOICES_LEVEL_UNKNOWN = 0, /**< not decoded, or (tolerant decoding) a variant this schema does not know: see raw */
-    JSON_CHOICES_LEVEL_JC_HIGH_1 = 1, /**< JC<"high", 1> */
-    JSON_CHOICES_LEVEL_JC_LOW_2 = 2, /**< JC<"low", 2> */
-} json_choices_level_kind;
-
-/**
  * Schema: `level` (json_choices.cddl:25).
  */
-struct json_choices_level {
-    json_choices_level_kind kind; /**< chosen by trying each alternative in order (untagged) */
-    union {
-        char none_; /**< every alternative is a literal: kind says it all */
-    } u;
-    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
-};
+typedef enum json_choices_level {
+    JSON_CHOICES_LEVEL_NONE = 0, /**< a zeroed value: none of the members */
+    JSON_CHOICES_LEVEL_HIGH = 1, /**< "high" */
+    JSON_CHOICES_LEVEL_LOW = 2, /**< "low" */
+} json_choices_level_t;
 
 /**
  * A claim whose value is text in JSON and bytes in CBOR.
@@ -222,9 +202,6 @@ APS_NODISCARD aps_status json_choices_level_decode(const char *json, size_t len,
     json_choices_level_t *out, aps_error *err);
 APS_NODISCARD aps_status json_choices_level_decode_opts(const char *json, size_t len, aps_arena *arena,
     json_choices_level_t *out, const aps_decode_options *options, aps_error *err);
-/* Decodes `json` as the alternative `alt`, known from context (an untagged choice). */
-APS_NODISCARD aps_status json_choices_level_decode_as(const char *json, size_t len, aps_arena *arena,
-    json_choices_level_kind alt, json_choices_level_t *out, aps_error *err);
 APS_NODISCARD aps_status json_choices_level_encode(const json_choices_level_t *value, aps_json_writer *w,
     aps_error *err);
 APS_NODISCARD aps_status json_choices_level_encode_opts(const json_choices_level_t *value, aps_json_writer *w,
@@ -232,36 +209,10 @@ APS_NODISCARD aps_status json_choices_level_encode_opts(const json_choices_level
 APS_NODISCARD aps_status json_choices_level_validate(const json_choices_level_t *value, bool strict, aps_error *err);
 /** `json_choices_level_t v = JSON_CHOICES_LEVEL_INIT;` gives every member zero: no kind chosen, no optional member given. */
 #define JSON_CHOICES_LEVEL_INIT APS_ZERO_INIT
-/** The schema name of the alternative of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
-const char *json_choices_level_kind_name(json_choices_level_kind k);
-
-/* ---- JC<"high", 1> ---- */
-extern const aps_type json_choices_jc_high_1_type;
-APS_NODISCARD aps_status json_choices_jc_high_1_decode(const char *json, size_t len, aps_arena *arena,
-    json_choices_jc_high_1_t *out, aps_error *err);
-APS_NODISCARD aps_status json_choices_jc_high_1_decode_opts(const char *json, size_t len, aps_arena *arena,
-    json_choices_jc_high_1_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status json_choices_jc_high_1_encode(const json_choices_jc_high_1_t *value, aps_json_writer *w,
-    aps_error *err);
-APS_NODISCARD aps_status json_choices_jc_high_1_encode_opts(const json_choices_jc_high_1_t *value, aps_json_writer *w,
-    const aps_encode_options *options, aps_error *err);
-APS_NODISCARD aps_status json_choices_jc_high_1_validate(const json_choices_jc_high_1_t *value, bool strict, aps_error *err);
-/** `json_choices_jc_high_1_t v = JSON_CHOICES_JC_HIGH_1_INIT;` gives every member zero: no kind chosen, no optional member given. */
-#define JSON_CHOICES_JC_HIGH_1_INIT APS_ZERO_INIT
-
-/* ---- JC<"low", 2> ---- */
-extern const aps_type json_choices_jc_low_2_type;
-APS_NODISCARD aps_status json_choices_jc_low_2_decode(const char *json, size_t len, aps_arena *arena,
-    json_choices_jc_low_2_t *out, aps_error *err);
-APS_NODISCARD aps_status json_choices_jc_low_2_decode_opts(const char *json, size_t len, aps_arena *arena,
-    json_choices_jc_low_2_t *out, const aps_decode_options *options, aps_error *err);
-APS_NODISCARD aps_status json_choices_jc_low_2_encode(const json_choices_jc_low_2_t *value, aps_json_writer *w,
-    aps_error *err);
-APS_NODISCARD aps_status json_choices_jc_low_2_encode_opts(const json_choices_jc_low_2_t *value, aps_json_writer *w,
-    const aps_encode_options *options, aps_error *err);
-APS_NODISCARD aps_status json_choices_jc_low_2_validate(const json_choices_jc_low_2_t *value, bool strict, aps_error *err);
-/** `json_choices_jc_low_2_t v = JSON_CHOICES_JC_LOW_2_INIT;` gives every member zero: no kind chosen, no optional member given. */
-#define JSON_CHOICES_JC_LOW_2_INIT APS_ZERO_INIT
+/** The wire spelling of `v` ("" for JSON_CHOICES_LEVEL_NONE and values outside the enum); static storage. */
+const char *json_choices_level_name(json_choices_level_t v);
+/** The value spelled by the `len` bytes at `text` (need not be NUL-terminated), or JSON_CHOICES_LEVEL_NONE. */
+json_choices_level_t json_choices_level_parse(const char *text, size_t len);
 
 /* ---- label ---- */
 #define json_choices_label_type json_choices_jc_text_int_type

@@ -274,11 +274,8 @@ struct ap_metadata_scalar {
     aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
-/** One member of a value of ap_run_start_params_config_t. */
-typedef struct ap_run_start_params_config_entry {
-    aps_slice key; /**< the member name, unescaped */
-    aps_json_raw value;
-} ap_run_start_params_config_entry_t;
+/** One member of a value of ap_run_start_params_config_t (defined after every type: its value may hold the map). */
+typedef struct ap_run_start_params_config_entry ap_run_start_params_config_entry_t;
 
 /**
  * Schema: `RunStartParams.config` (protocol.cddl:184).
@@ -288,11 +285,8 @@ struct ap_run_start_params_config {
     size_t count;
 };
 
-/** One member of a value of ap_run_start_params_metadata_t. */
-typedef struct ap_run_start_params_metadata_entry {
-    aps_slice key; /**< the member name, unescaped */
-    aps_json_raw value;
-} ap_run_start_params_metadata_entry_t;
+/** One member of a value of ap_run_start_params_metadata_t (defined after every type: its value may hold the map). */
+typedef struct ap_run_start_params_metadata_entry ap_run_start_params_metadata_entry_t;
 
 /**
  * Schema: `RunStartParams.metadata` (protocol.cddl:185).
@@ -454,11 +448,8 @@ struct ap_agent_get_tree {
     ap_agent_get_tree_params_t params;
 };
 
-/** One member of a value of ap_input_respond_one_update_t. */
-typedef struct ap_input_respond_one_update_entry {
-    aps_slice key; /**< the member name, unescaped */
-    aps_json_raw value;
-} ap_input_respond_one_update_entry_t;
+/** One member of a value of ap_input_respond_one_update_t (defined after every type: its value may hold the map). */
+typedef struct ap_input_respond_one_update_entry ap_input_respond_one_update_entry_t;
 
 /**
  * Schema: `InputRespondOne.update` (protocol.cddl:867).
@@ -513,11 +504,8 @@ struct ap_goto {
     aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
-/** One member of a value of ap_input_respond_one_config_t. */
-typedef struct ap_input_respond_one_config_entry {
-    aps_slice key; /**< the member name, unescaped */
-    aps_json_raw value;
-} ap_input_respond_one_config_entry_t;
+/** One member of a value of ap_input_respond_one_config_t (defined after every type: its value may hold the map). */
+typedef struct ap_input_respond_one_config_entry ap_input_respond_one_config_entry_t;
 
 /**
  * Schema: `InputRespondOne.config` (protocol.cddl:869).
@@ -527,11 +515,8 @@ struct ap_input_respond_one_config {
     size_t count;
 };
 
-/** One member of a value of ap_input_respond_one_metadata_t. */
-typedef struct ap_input_respond_one_metadata_entry {
-    aps_slice key; /**< the member name, unescaped */
-    aps_json_raw value;
-} ap_input_respond_one_metadata_entry_t;
+/** One member of a value of ap_input_respond_one_metadata_t (defined after every type: its value may hold the map). */
+typedef struct ap_input_respond_one_metadata_entry ap_input_respond_one_metadata_entry_t;
 
 /**
  * Schema: `InputRespondOne.metadata` (protocol.cddl:870).
@@ -575,11 +560,8 @@ struct ap_input_respond_many_responses {
     size_t count;
 };
 
-/** One member of a value of ap_input_respond_many_update_t. */
-typedef struct ap_input_respond_many_update_entry {
-    aps_slice key; /**< the member name, unescaped */
-    aps_json_raw value;
-} ap_input_respond_many_update_entry_t;
+/** One member of a value of ap_input_respond_many_update_t (defined after every type: its value may hold the map). */
+typedef struct ap_input_respond_many_update_entry ap_input_respond_many_update_entry_t;
 
 /**
  * Schema: `InputRespondMany.update` (protocol.cddl:876).
@@ -589,11 +571,8 @@ struct ap_input_respond_many_update {
     size_t count;
 };
 
-/** One member of a value of ap_input_respond_many_config_t. */
-typedef struct ap_input_respond_many_config_entry {
-    aps_slice key; /**< the member name, unescaped */
-    aps_json_raw value;
-} ap_input_respond_many_config_entry_t;
+/** One member of a value of ap_input_respond_many_config_t (defined after every type: its value may hold the map). */
+typedef struct ap_input_respond_many_config_entry ap_input_respond_many_config_entry_t;
 
 /**
  * Schema: `InputRespondMany.config` (protocol.cddl:878).
@@ -603,11 +582,8 @@ struct ap_input_respond_many_config {
     size_t count;
 };
 
-/** One member of a value of ap_input_respond_many_metadata_t. */
-typedef struct ap_input_respond_many_metadata_entry {
-    aps_slice key; /**< the member name, unescaped */
-    aps_json_raw value;
-} ap_input_respond_many_metadata_entry_t;
+/** One member of a value of ap_input_respond_many_metadata_t (defined after every type: its value may hold the map). */
+typedef struct ap_input_respond_many_metadata_entry ap_input_respond_many_metadata_entry_t;
 
 /**
  * Schema: `InputRespondMany.metadata` (protocol.cddl:879).
@@ -777,11 +753,8 @@ struct ap_state_list_checkpoints {
     ap_list_checkpoints_params_t params;
 };
 
-/** One member of a value of ap_state_fork_params_config_t. */
-typedef struct ap_state_fork_params_config_entry {
-    aps_slice key; /**< the member name, unescaped */
-    aps_json_raw value;
-} ap_state_fork_params_config_entry_t;
+/** One member of a value of ap_state_fork_params_config_t (defined after every type: its value may hold the map). */
+typedef struct ap_state_fork_params_config_entry ap_state_fork_params_config_entry_t;
 
 /**
  * Schema: `StateForkParams.config` (protocol.cddl:1012).
@@ -1114,11 +1087,8 @@ struct ap_agent_tree_node_children {
     size_t count;
 };
 
-/** One member of a value of ap_agent_tree_node_metadata_t. */
-typedef struct ap_agent_tree_node_metadata_entry {
-    aps_slice key; /**< the member name, unescaped */
-    aps_json_raw value;
-} ap_agent_tree_node_metadata_entry_t;
+/** One member of a value of ap_agent_tree_node_metadata_t (defined after every type: its value may hold the map). */
+typedef struct ap_agent_tree_node_metadata_entry ap_agent_tree_node_metadata_entry_t;
 
 /**
  * Schema: `AgentTreeNode.metadata` (protocol.cddl:325).
@@ -1165,11 +1135,8 @@ struct ap_agent_result {
  */
 typedef ap_empty_result_t ap_input_result_t;
 
-/** One member of a value of ap_state_get_result_values_t. */
-typedef struct ap_state_get_result_values_entry {
-    aps_slice key; /**< the member name, unescaped */
-    aps_json_raw value;
-} ap_state_get_result_values_entry_t;
+/** One member of a value of ap_state_get_result_values_t (defined after every type: its value may hold the map). */
+typedef struct ap_state_get_result_values_entry ap_state_get_result_values_entry_t;
 
 /**
  * Schema: `StateGetResult.values` (protocol.cddl:965).
@@ -1618,11 +1585,8 @@ struct ap_reasoning_content_block {
     aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
-/** One member of a value of ap_non_standard_content_block_value_t. */
-typedef struct ap_non_standard_content_block_value_entry {
-    aps_slice key; /**< the member name, unescaped */
-    aps_json_raw value;
-} ap_non_standard_content_block_value_entry_t;
+/** One member of a value of ap_non_standard_content_block_value_t (defined after every type: its value may hold the map). */
+typedef struct ap_non_standard_content_block_value_entry ap_non_standard_content_block_value_entry_t;
 
 /**
  * Schema: `NonStandardContentBlock.value` (protocol.cddl:713).
@@ -1752,11 +1716,8 @@ struct ap_file_content_block {
     aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
-/** One member of a value of ap_tool_call_args_t. */
-typedef struct ap_tool_call_args_entry {
-    aps_slice key; /**< the member name, unescaped */
-    aps_json_raw value;
-} ap_tool_call_args_entry_t;
+/** One member of a value of ap_tool_call_args_t (defined after every type: its value may hold the map). */
+typedef struct ap_tool_call_args_entry ap_tool_call_args_entry_t;
 
 /**
  * Schema: `ToolCall.args` (protocol.cddl:605).
@@ -1806,11 +1767,8 @@ struct ap_tool_call_chunk {
     aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
-/** One member of a value of ap_server_tool_call_args_t. */
-typedef struct ap_server_tool_call_args_entry {
-    aps_slice key; /**< the member name, unescaped */
-    aps_json_raw value;
-} ap_server_tool_call_args_entry_t;
+/** One member of a value of ap_server_tool_call_args_t (defined after every type: its value may hold the map). */
+typedef struct ap_server_tool_call_args_entry ap_server_tool_call_args_entry_t;
 
 /**
  * Schema: `ServerToolCall.args` (protocol.cddl:636).
@@ -2430,11 +2388,8 @@ struct ap_values_event {
     ap_values_event_params_t params;
 };
 
-/** One member of a value of ap_updates_data_values_t. */
-typedef struct ap_updates_data_values_entry {
-    aps_slice key; /**< the member name, unescaped */
-    aps_json_raw value;
-} ap_updates_data_values_entry_t;
+/** One member of a value of ap_updates_data_values_t (defined after every type: its value may hold the map). */
+typedef struct ap_updates_data_values_entry ap_updates_data_values_entry_t;
 
 /**
  * Schema: `UpdatesData.values` (protocol.cddl:1057).
@@ -2677,11 +2632,8 @@ struct ap_agent_status_entry {
     aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
-/** One member of a value of ap_checkpoint_summary_metadata_t. */
-typedef struct ap_checkpoint_summary_metadata_entry {
-    aps_slice key; /**< the member name, unescaped */
-    aps_json_raw value;
-} ap_checkpoint_summary_metadata_entry_t;
+/** One member of a value of ap_checkpoint_summary_metadata_t (defined after every type: its value may hold the map). */
+typedef struct ap_checkpoint_summary_metadata_entry ap_checkpoint_summary_metadata_entry_t;
 
 /**
  * Schema: `CheckpointSummary.metadata` (protocol.cddl:993).
@@ -2738,11 +2690,8 @@ struct ap_citation {
     aps_json_members extras; /**< members the schema does not name, raw, in input order */
 };
 
-/** One member of a value of ap_non_standard_annotation_value_t. */
-typedef struct ap_non_standard_annotation_value_entry {
-    aps_slice key; /**< the member name, unescaped */
-    aps_json_raw value;
-} ap_non_standard_annotation_value_entry_t;
+/** One member of a value of ap_non_standard_annotation_value_t (defined after every type: its value may hold the map). */
+typedef struct ap_non_standard_annotation_value_entry ap_non_standard_annotation_value_entry_t;
 
 /**
  * Schema: `NonStandardAnnotation.value` (protocol.cddl:587).
@@ -2879,6 +2828,108 @@ struct ap_event_stream_request {
     bool has_since_event_id; /**< whether "sinceEventId" was given */
     aps_slice since_event_id;
     aps_json_members extras; /**< members the schema does not name, raw, in input order */
+};
+
+/** One member of a value of ap_run_start_params_config_t. */
+struct ap_run_start_params_config_entry {
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
+};
+
+/** One member of a value of ap_run_start_params_metadata_t. */
+struct ap_run_start_params_metadata_entry {
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
+};
+
+/** One member of a value of ap_input_respond_one_update_t. */
+struct ap_input_respond_one_update_entry {
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
+};
+
+/** One member of a value of ap_input_respond_one_config_t. */
+struct ap_input_respond_one_config_entry {
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
+};
+
+/** One member of a value of ap_input_respond_one_metadata_t. */
+struct ap_input_respond_one_metadata_entry {
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
+};
+
+/** One member of a value of ap_input_respond_many_update_t. */
+struct ap_input_respond_many_update_entry {
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
+};
+
+/** One member of a value of ap_input_respond_many_config_t. */
+struct ap_input_respond_many_config_entry {
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
+};
+
+/** One member of a value of ap_input_respond_many_metadata_t. */
+struct ap_input_respond_many_metadata_entry {
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
+};
+
+/** One member of a value of ap_state_fork_params_config_t. */
+struct ap_state_fork_params_config_entry {
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
+};
+
+/** One member of a value of ap_agent_tree_node_metadata_t. */
+struct ap_agent_tree_node_metadata_entry {
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
+};
+
+/** One member of a value of ap_state_get_result_values_t. */
+struct ap_state_get_result_values_entry {
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
+};
+
+/** One member of a value of ap_non_standard_content_block_value_t. */
+struct ap_non_standard_content_block_value_entry {
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
+};
+
+/** One member of a value of ap_tool_call_args_t. */
+struct ap_tool_call_args_entry {
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
+};
+
+/** One member of a value of ap_server_tool_call_args_t. */
+struct ap_server_tool_call_args_entry {
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
+};
+
+/** One member of a value of ap_updates_data_values_t. */
+struct ap_updates_data_values_entry {
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
+};
+
+/** One member of a value of ap_checkpoint_summary_metadata_t. */
+struct ap_checkpoint_summary_metadata_entry {
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
+};
+
+/** One member of a value of ap_non_standard_annotation_value_t. */
+struct ap_non_standard_annotation_value_entry {
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
 };
 
 /* ---- js-int ---- */

@@ -175,6 +175,7 @@ static const char *group_flag(diag_group g)
     case DIAG_W_SHADOW: return "-Wshadow";
     case DIAG_W_RANGE: return "-Wrange";
     case DIAG_W_PEDANTIC: return "-Wpedantic";
+    case DIAG_W_JSON: return "-Wjson";
     default: return NULL;
     }
 }
@@ -182,7 +183,7 @@ static const char *group_flag(diag_group g)
 int diag_will_show(const diag_ctx *d, diag_level level)
 {
     unsigned max = d->max_errors ? d->max_errors : DIAG_MAX_ERRORS;
-    return (level == DIAG_ERROR ? d->errors : d->warnings) < max;
+    return (level == DIAG_ERROR ? d->errors - d->repeats : d->warnings) < max;
 }
 
 /* Decides whether to show a diagnostic and updates the counters. */
@@ -199,7 +200,7 @@ static int admit(diag_ctx *d, diag_level *level, diag_group group)
     }
     if (*level == DIAG_ERROR) {
         d->errors++;
-        if (d->errors > max) {
+        if (d->errors - d->repeats > max) {
             d->suppressed++;
             return d->last_shown = 0;
         }
@@ -214,17 +215,59 @@ static int admit(diag_ctx *d, diag_level *level, diag_group group)
     return d->last_shown = 1;
 }
 
+/* FNV-1a over `n` bytes, continuing from `h`. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    while (n-- > 0)
+        h = (h ^ *b++) * 0x100000001b3ull;
+    return h;
+}
+
+/* True when a diagnostic of this level, place and reason (format) was reported before; else remembers it. */
+static int repeated(diag_ctx *d, diag_level level, const src_loc *loc, const char *text)
+{
+    const size_t slots = sizeof d->seen / sizeof d->seen[0];
+    uint64_t h = fnv(0xcbf29ce484222325ull, &level, sizeof level);
+    size_t i;
+    h = fnv(h, &loc->src, sizeof loc->src);
+    h = fnv(h, &loc->offset, sizeof loc->offset);
+    h = fnv(h, text, strlen(text));
+    h |= 1; /* 0 marks an empty slot */
+    for (i = (size_t)h & (slots - 1); d->seen[i] != 0; i = (i + 1) & (slots - 1))
+        if (d->seen[i] == h)
+            return 1;
+    if (d->nseen + 1 < slots) { /* keep one slot empty so that lookups end */
+        d->seen[i] = h;
+        d->nseen++;
+    }
+    return 0;
+}
+
 void diag_vreport(diag_ctx *d, diag_level level, diag_group group, src_loc loc,
                   const char *fmt, va_list ap)
 {
     unsigned line, col;
     const char *flag = group_flag(group);
     diag_level shown = level;
+    char text[4096];
+    vsnprintf(text, sizeof text, fmt, ap);
+    /* the same reason (its format) at the same place is said once, whatever it is about
+     * (every level of a growing generic, every instance of a warned-about member) */
+    if (level != DIAG_NOTE && (level == DIAG_ERROR || d->enabled[group]) && repeated(d, level, &loc, fmt)) {
+        /* still counted as an error, for the passes that ask whether they reported one */
+        if (level == DIAG_ERROR || d->as_error[group]) {
+            d->errors++;
+            d->repeats++;
+        }
+        d->last_shown = 0;
+        return;
+    }
     if (!admit(d, &shown, group))
         return;
     cddl_source_position((cddl_source *)loc.src, loc.offset, &line, &col);
     fprintf(d->out, "%s:%u:%u: %s: ", loc.src->name, line, col, level_name(shown));
-    vfprintf(d->out, fmt, ap);
+    fputs(text, d->out);
     if (level == DIAG_WARNING && flag != NULL)
         fprintf(d->out, shown == DIAG_ERROR ? " [-Werror=%s]" : " [-W%s]", flag + 2);
     fputc('\n', d->out);

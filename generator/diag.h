@@ -48,6 +48,7 @@ typedef enum diag_group {
     DIAG_W_SHADOW,  /* a rule that replaces a prelude definition */
     DIAG_W_RANGE,   /* ranges RFC 8610 leaves undefined (int and float bounds mixed) */
     DIAG_W_PEDANTIC,/* what RFC 8610's ABNF excludes but tools accept (tabs) */
+    DIAG_W_JSON,    /* a choice alternative or optional member no JSON value can match, dropped */
     DIAG_W_COUNT
 } diag_group;
 
@@ -65,6 +66,14 @@ typedef struct diag_ctx {
     int suppressed;                  /* errors not shown past max_errors */
     int suppressed_warnings;         /* warnings not shown past max_errors */
     int last_shown;                  /* whether the last error/warning was printed (for its notes) */
+    /* Hashes of the diagnostics reported so far (level, place, format): one reported again at
+     * the same place for the same reason (a generic instantiated twice or with a growing
+     * argument, an argument lowered for its name and for its body) is dropped, not shown
+     * (an error is still counted). Open addressing; when full,
+     * repeats are no longer recognised, which costs only their repetition. */
+    uint64_t seen[1024];
+    unsigned nseen;
+    unsigned repeats;                /* errors counted in `errors` but not shown as repeats */
 } diag_ctx;
 
 void diag_init(diag_ctx *d, FILE *out);

@@ -37,6 +37,7 @@ typedef struct emitter {
     naming_set desc_set;      /* desc_names, as a set */
     tmpl_value *statics;      /* descriptors declared static in the source */
     tmpl_value *descs;        /* every descriptor, in definition order */
+    tmpl_value *map_entries;  /* the entry structs of maps, defined after every other type */
 } emitter;
 
 static const char *upper(emitter *E, const char *s)
@@ -384,8 +385,8 @@ static bool fast_struct_ok_at(const ir_type *t, int depth)
 {
     const ir_type *v;
     size_t i, j, k;
-    if (!fast_fields_ok(t))
-        return false;
+    if (!fast_fields_ok(t) || t->extras_min != 0 || t->extras_max != 0)
+        return false; /* a counted tail is counted by the tables */
     if (t->variants == NULL)
         return true;
     if (!fast_union_ok_at(v = resolved(t->variants), depth + 1))
@@ -413,10 +414,10 @@ static bool fast_union_ok(const ir_type *u)
     return fast_union_ok_at(u, 0);
 }
 
-/* An array whose items are stored (not literals, which take no room). */
+/* An array whose items are stored (not literals, which take no room; `[]` has none). */
 static bool fast_array_ok(const ir_type *t)
 {
-    return t->kind == IR_ARRAY && resolved(t->elem)->kind != IR_LITERAL;
+    return t->kind == IR_ARRAY && resolved(t->elem)->kind != IR_LITERAL && t->occ_max != 0;
 }
 
 static bool has_fast(const ir_type *t)
@@ -898,13 +899,19 @@ static tmpl_value *describe_fields(emitter *E, const ir_type *t, const char *ct)
     return fields;
 }
 
+/* A wide enumeration (its values sorted by lowering): matched through tables, not code per value. */
+static bool wide_enum(const ir_type *t)
+{
+    return t->kind == IR_ENUM && t->sorted != NULL;
+}
+
 /* The descriptor's initializer and the auxiliary arrays it needs, as template data. */
 static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
 {
     cddl_ctx *C = E->ctx;
     tmpl_value *d = tmpl_object(C);
     const char *ct = t->named ? ctype(E, t) : NULL;
-    const char *p[8] = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
+    const char *p[9] = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
     size_t i;
     tmpl_set(C, d, "desc", name);
     tmpl_set(C, d, "rule_name", t->rule ? c_string(E, t->rule, strlen(t->rule)) : "");
@@ -938,13 +945,29 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
         }
         tmpl_put(C, d, "enum_values", vals);
         tmpl_flag(C, d, "has_values", t->nvalues > 0);
+        if (wide_enum(t)) {
+            const unsigned *idx = t->sorted;
+            tmpl_value *rows = tmpl_list(C);
+            for (i = 0; i < t->nvalues; i += 16) { /* sixteen indices a line */
+                tmpl_value *v = tmpl_object(C);
+                const char *row = "";
+                size_t j;
+                for (j = i; j < t->nvalues && j < i + 16; j++)
+                    row = cddl_fmt(C, "%s%s%u,", row, j == i ? "" : " ", idx[j]);
+                tmpl_set(C, v, "row", row);
+                tmpl_append(C, rows, v);
+            }
+            tmpl_put(C, d, "sorted_rows", rows);
+        }
+        tmpl_flag(C, d, "has_sorted", wide_enum(t));
         tmpl_set(C, d, "kind", "APS_K_ENUM");
         p[0] = field_if(E, t->nvalues > 0, "values", cddl_fmt(C, "%s_values", name));
         p[1] = field_if(E, 1, "count", cddl_fmt(C, "%zu", t->nvalues));
-        p[2] = field_if(E, t->other != NULL, "other", t->other ? desc_ref(E, t->other) : "");
-        p[3] = field_if(E, t->other != NULL, "other_offset", t->other ? cddl_fmt(C, "offsetof(%s, other)", ct) : "");
+        p[2] = field_if(E, wide_enum(t), "sorted", cddl_fmt(C, "%s_sorted", name));
+        p[3] = field_if(E, t->other != NULL, "other", t->other ? desc_ref(E, t->other) : "");
+        p[4] = field_if(E, t->other != NULL, "other_offset", t->other ? cddl_fmt(C, "offsetof(%s, other)", ct) : "");
         tmpl_set(C, d, "union_member", "enm");
-        tmpl_set(C, d, "init", designated_u(E, p, 4));
+        tmpl_set(C, d, "init", designated_u(E, p, 5));
         break;
     }
     case IR_STRUCT:
@@ -956,11 +979,13 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
         p[2] = field_if(E, t->open, "open", "true");
         p[3] = field_if(E, t->open, "extras_offset", t->open ? cddl_fmt(C, "offsetof(%s, extras)", ct) : "");
         p[4] = field_if(E, t->extras_type != NULL, "extras_type", t->extras_type ? desc_ref(E, t->extras_type) : "");
+        p[7] = field_if(E, t->extras_min != 0, "extras_min", cddl_fmt(C, "%llu", (unsigned long long)t->extras_min));
+        p[8] = field_if(E, t->extras_max != 0, "extras_max", cddl_fmt(C, "%llu", (unsigned long long)t->extras_max));
         p[5] = field_if(E, t->variants != NULL, "variants", t->variants ? desc_ref(E, resolved(t->variants)) : "");
         p[6] = field_if(E, t->variants != NULL, "variants_offset",
                         t->variants ? cddl_fmt(C, "offsetof(%s, %s)", ct, t->variants_c_name) : "");
         tmpl_set(C, d, "union_member", "st");
-        tmpl_set(C, d, "init", designated_u(E, p, 7));
+        tmpl_set(C, d, "init", designated_u(E, p, 9));
         break;
     case IR_ARRAY:
         tmpl_set(C, d, "kind", "APS_K_ARRAY");
@@ -1111,10 +1136,7 @@ static void by_value_deps(emitter *E, const ir_type *t, tmpl_value *out)
             if (t->alts[i]->named)
                 decl_order(E, t->alts[i], out);
         break;
-    case IR_MAP:
-        if (t->elem->named)
-            decl_order(E, t->elem, out);
-        break;
+    case IR_MAP: /* held by pointer to entries, which are defined last: as an array */
     case IR_ARRAY: {
         /* held by pointer, but a typedef (enum, named primitive) has no forward declaration */
         const ir_type *el = t->elem, *target = t->elem;
@@ -1339,10 +1361,17 @@ static tmpl_value *declaration(emitter *E, const ir_type *t)
         tmpl_flag(C, d, "is_array", 1);
         tmpl_set(C, d, "elem_ctype", ctype(E, t->elem));
         break;
-    case IR_MAP:
+    case IR_MAP: {
+        /* the entry holds the value type by value, the map only points at entries: the entry is
+         * defined after every type, so that the value's type may itself hold the map */
+        tmpl_value *entry = tmpl_object(C);
         tmpl_flag(C, d, "is_map", 1);
-        tmpl_set(C, d, "elem_ctype", ctype(E, t->elem));
+        tmpl_set(C, entry, "name", t->c_name);
+        tmpl_set(C, entry, "ctype", ctype(E, t));
+        tmpl_set(C, entry, "elem_ctype", ctype(E, t->elem));
+        tmpl_append(C, E->map_entries, entry);
         break;
+    }
     case IR_ALIAS:
         tmpl_flag(C, d, "is_typedef", 1);
         tmpl_set(C, d, "base_ctype", ctype(E, t->target));
@@ -1499,7 +1528,14 @@ static void type_extras(emitter *E, const ir_type *t, tmpl_value *v)
     tmpl_put(C, v, "builders", bs);
     if (t->kind == IR_ENUM && t->other == NULL) {
         tmpl_value *e = tmpl_object(C);
-        tmpl_put(C, e, "names", kind_names(E, t));
+        tmpl_flag(C, e, "wide", wide_enum(t));
+        tmpl_flag(C, e, "narrow", !wide_enum(t));
+        if (wide_enum(t)) {
+            tmpl_set(C, e, "desc", cddl_fmt(C, "%s_%s_type", E->opt->prefix, t->c_name));
+            tmpl_setf(C, e, "count", "%zu", t->nvalues);
+        } else {
+            tmpl_put(C, e, "names", kind_names(E, t));
+        }
         tmpl_put(C, v, "enum_names", e);
     } else if (t->kind == IR_ENUM) {
         tmpl_value *e = tmpl_object(C);
@@ -1740,6 +1776,7 @@ int emit_module(cddl_ctx *ctx, const ir_module *mod, const emit_options *opt)
     E.opt = opt;
     E.statics = tmpl_list(ctx);
     E.descs = tmpl_list(ctx);
+    E.map_entries = tmpl_list(ctx);
     src.dir = opt->templates_dir;
     tmpl_set(ctx, data, "prefix", opt->prefix);
     tmpl_set(ctx, data, "PREFIX", upper(&E, opt->prefix));
@@ -1795,6 +1832,7 @@ int emit_module(cddl_ctx *ctx, const ir_module *mod, const emit_options *opt)
     tmpl_put(ctx, data, "forwards", forwards);
     tmpl_put(ctx, data, "includes", includes);
     tmpl_put(ctx, data, "decls", decls);
+    tmpl_put(ctx, data, "map_entries", E.map_entries);
     tmpl_put(ctx, data, "types", types);
     tmpl_put(ctx, data, "statics", E.statics);
     tmpl_put(ctx, data, "descs", E.descs);

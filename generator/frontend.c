@@ -44,7 +44,12 @@ static int check_stage(cddl_ctx *ctx, cddl_unit *u, const cddl_compile_options *
 
 static int lower_stage(cddl_ctx *ctx, cddl_unit *u, const cddl_compile_options *o)
 {
-    (void)lower_module(ctx, &u->table, u->doc, o->roots, o->nroots, &u->mod);
+    lower_options lo;
+    lo.roots = o->roots;
+    lo.nroots = o->nroots;
+    lo.features = o->features;
+    lo.nfeatures = o->nfeatures;
+    (void)lower_module(ctx, &u->table, u->doc, &lo, &u->mod);
     return 0;
 }
 

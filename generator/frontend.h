@@ -56,6 +56,8 @@ typedef struct cddl_compile_options {
     unsigned warn_on;           /* groups to enable beyond the defaults: -Wunused */
     unsigned warn_off;          /* groups to drop: -Wno-GROUP */
     unsigned warn_error;        /* groups reported as errors: -Werror */
+    const char *const *features;/* RFC 9165 features enabled beside "json" (--feature NAME) */
+    size_t nfeatures;
 } cddl_compile_options;
 
 /*

@@ -114,6 +114,8 @@ static void fill_struct(interp *I, const ir_type *t, aps_type *d)
         d->u.st.open = true;
         d->u.st.extras_offset = off;
         d->u.st.extras_type = t->extras_type ? get(I, t->extras_type) : NULL;
+        d->u.st.extras_min = (size_t)t->extras_min;
+        d->u.st.extras_max = (size_t)t->extras_max;
         off += sizeof(aps_json_members);
         max_align = 8;
     }
@@ -199,6 +201,7 @@ static void fill(interp *I, const ir_type *t, aps_type *d)
         d->kind = APS_K_ENUM;
         d->u.enm.values = values;
         d->u.enm.count = t->nvalues;
+        d->u.enm.sorted = t->sorted;
         if (t->other != NULL) {
             /* struct { enum kind; aps_slice other; } */
             d->u.enm.other = get(I, t->other);

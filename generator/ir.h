@@ -17,6 +17,14 @@
 
 #include "ast.h"
 
+/*
+ * An enumeration wider than this is matched through tables, not code per
+ * value: a sorted index the runtime searches (aps_schema_enum_find) and a
+ * _name that reads the values table, so that 100,000 literals compile in
+ * seconds. Narrower ones keep their readable straight-line functions.
+ */
+#define IR_WIDE_ENUM 64
+
 typedef enum ir_kind {
     IR_ANY, IR_BOOL, IR_INT, IR_UINT, IR_FLOAT, IR_TEXT,
     IR_LITERAL, IR_ENUM, IR_STRUCT, IR_ARRAY, IR_MAP, IR_UNION,
@@ -102,11 +110,14 @@ struct ir_type {
     ir_literal *values;
     size_t nvalues;
     ir_type *other;      /* a text type for values outside the list (Channel's custom:NAME) */
+    unsigned *sorted;    /* a wide enum (over IR_WIDE_ENUM values): the indices of `values` by
+                            length, then bytes, for a binary search; NULL: few values */
     /* IR_STRUCT */
     ir_field *fields;
     size_t nfields;
     bool open;
     ir_type *extras_type;/* type of the `* text => T` tail, NULL for any */
+    uint64_t extras_min, extras_max; /* how many members the tail takes (`1*3 text => T`); max 0: no bound */
     ir_type *variants;   /* union of structs whose members are inlined (Command's CommandData) */
     const char *variants_c_name;
     /* IR_ARRAY, IR_MAP */

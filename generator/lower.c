@@ -58,6 +58,13 @@ typedef struct lower {
     size_t ninlining;
     size_t *visited;           /* by symbol order: the walk (see begin_walk) that last visited it */
     size_t walk;
+    const char *const *features; /* RFC 9165 features enabled beside "json" */
+    size_t nfeatures;
+    unsigned char *never_state;/* by symbol order: 0 not asked, 1 being asked, 2 some JSON value, 3 none */
+    struct never *never_memo;  /* by symbol order, when never_state is 3: why */
+    int optional;              /* inside a group entry whose members are all optional (`* $$g`, `? (a, b)`) */
+    const ast_entry *optional_entry; /* the innermost such entry */
+    int choice_inlined;        /* a choice of member groups was inlined as optional members (and warned about) */
 } lower;
 
 /*
@@ -181,6 +188,8 @@ static void classify_union(lower *L, ir_type *node, ir_type **alts, size_t nalts
 static void collect_members(lower *L, ir_type *node, const ast_group *g, const lower_env *env, int depth);
 static void mark_shared_names(lower *L, ir_type *node);
 static void finish_struct(lower *L, ir_type *node);
+static const sema_symbol *symbol_of(lower *L, ast_str name);
+static unsigned *sorted_values(lower *L, const ir_type *t);
 
 /* ---- constants --------------------------------------------------------------- */
 
@@ -235,6 +244,25 @@ static ir_literal literal_of(const ast_value *v)
 
 /* ---- the prelude ------------------------------------------------------------- */
 
+/* Why a prelude type matches no JSON value (byte strings, tags, undefined), or NULL. */
+static const char *prelude_never(lower *L, ast_str name)
+{
+    static const char *const json[] = {
+        "any", "uint", "int", "integer", "float", "float16", "float32", "float64", "float16-32",
+        "float32-64", "number", "tstr", "text", "bool", "nint", "null", "nil", "true", "false",
+        "biguint", "bigint", "bignint",
+    };
+    size_t i;
+    for (i = 0; i < sizeof json / sizeof json[0]; i++)
+        if (ast_str_eq(name, json[i]))
+            return NULL;
+    if (ast_str_eq(name, "bstr") || ast_str_eq(name, "bytes"))
+        return "a byte string (bstr)";
+    if (ast_str_eq(name, "undefined"))
+        return "'undefined'";
+    return cddl_fmt(L->ctx, "the tagged prelude type '%.*s'", NAMEF(name));
+}
+
 static ir_type *prelude_type(lower *L, ast_str name, src_loc loc)
 {
     static const struct { const char *name; int prim; } prims[] = {
@@ -243,6 +271,7 @@ static ir_type *prelude_type(lower *L, ast_str name, src_loc loc)
         { "float16-32", P_FLOAT }, { "float32-64", P_FLOAT }, { "number", P_FLOAT },
         { "tstr", P_TEXT }, { "text", P_TEXT }, { "bool", P_BOOL },
     };
+    const char *never_why = prelude_never(L, name);
     size_t i;
     for (i = 0; i < sizeof prims / sizeof prims[0]; i++)
         if (ast_str_eq(name, prims[i].name))
@@ -267,11 +296,7 @@ static ir_type *prelude_type(lower *L, ast_str name, src_loc loc)
         t->imax = -1;
         return t;
     }
-    if (ast_str_eq(name, "bstr") || ast_str_eq(name, "bytes"))
-        return unsupported(L, loc, "a byte string (bstr)");
-    if (ast_str_eq(name, "undefined"))
-        return unsupported(L, loc, "'undefined'");
-    return unsupported(L, loc, cddl_fmt(L->ctx, "the tagged prelude type '%.*s'", NAMEF(name)));
+    return unsupported(L, loc, never_why != NULL ? never_why : "this prelude type");
 }
 
 /* ---- rules ------------------------------------------------------------------- */
@@ -289,13 +314,296 @@ static const ast_type **rule_bodies(lower *L, const sema_symbol *sym, size_t *co
     return items;
 }
 
+/* ---- what no JSON value can match ----------------------------------------------- */
+
+/*
+ * A type no JSON value can match: a byte string, a CBOR tag, `undefined`,
+ * or something marked with a `.feature` that is not enabled (RFC 9165 4:
+ * under JSON, `J .feature "json" / C .feature "cbor"` is J). Such an
+ * alternative of a choice changes no verdict on JSON, so it is dropped
+ * (with a -Wjson warning naming it, unless a feature says so); it is an
+ * error only where nothing else is left (see docs/cddl.md).
+ */
+typedef struct never {
+    const char *why;   /* what the type is; NULL: some JSON value may match it */
+    int by_feature;    /* only because of features not enabled: dropped silently */
+} never;
+
+static const never SOME_JSON = { NULL, 0 };
+
+static int feature_enabled(const lower *L, ast_str name)
+{
+    size_t i;
+    if (ast_str_eq(name, "json"))
+        return 1;
+    for (i = 0; i < L->nfeatures; i++)
+        if (ast_str_eq(name, L->features[i]))
+            return 1;
+    return 0;
+}
+
+/* The name a `.feature` controller gives: a text, or an array whose first entry is one (RFC 9165 4). */
+static const ast_value *feature_name(lower *L, const ast_type *arg, const lower_env *env)
+{
+    const ast_value *v;
+    while (ast_paren_inner(arg) != NULL)
+        arg = ast_paren_inner(arg);
+    v = const_value(L, arg, env, 0);
+    if (v == NULL && arg->kind == AST_T_ARRAY && arg->u.group->count == 1 && arg->u.group->choices[0]->count > 0)
+        v = const_value(L, arg->u.group->choices[0]->entries[0]->type, env, 0);
+    return v != NULL && v->kind == AST_V_TEXT ? v : NULL;
+}
+
+/* The content of the tag that `~name` unwraps (`~time`: `number`), with its bindings; NULL when none. */
+static const ast_type *unwrapped(lower *L, const ast_type *t, const lower_env *env, lower_env *inner,
+                                 const lower_env **out_env)
+{
+    const ast_type *arg;
+    const lower_env *caller;
+    const sema_symbol *sym;
+    int depth;
+    for (depth = 0; depth < 32; depth++) {
+        if (t->kind == AST_T_TAG) {
+            *out_env = env;
+            return t->u.tag.content;
+        }
+        if (ast_paren_inner(t) != NULL) {
+            t = ast_paren_inner(t);
+            continue;
+        }
+        if (t->kind != AST_T_NAME && t->kind != AST_T_UNWRAP)
+            return NULL;
+        if (find_param(env, t->u.name.name, &arg, &caller)) {
+            t = arg;
+            env = caller;
+            continue;
+        }
+        sym = symbol_of(L, t->u.name.name);
+        if (sym == NULL || sym->def == NULL || sym->nalts > 0 || sym->kind != SEMA_TYPE ||
+            sym->def->body->key_kind != AST_KEY_NONE)
+            return NULL;
+        if (sym->def->nparams > 0) {
+            if (t->u.name.args.count != sym->def->nparams)
+                return NULL;
+            inner->rule = sym->def;
+            inner->args = &t->u.name.args;
+            inner->caller = env;
+            env = inner; /* one level of generics: enough for `~T` in `JC<text, ~uri>` */
+        } else {
+            env = NULL;
+        }
+        t = sym->def->body->type;
+    }
+    return NULL;
+}
+
+static never never_of(lower *L, const ast_type *t, const lower_env *env, int depth);
+
+/* Whether every body of a type rule (its `=` and `/=` definitions) matches no JSON value. */
+static never never_rule(lower *L, const sema_symbol *sym, const ast_type *use, const lower_env *env, int depth)
+{
+    const ast_rule *def = sym->def ? sym->def : sym->alts[0];
+    const ast_type **items;
+    size_t i, count;
+    lower_env inner;
+    const lower_env *benv = NULL;
+    never n = SOME_JSON, first = SOME_JSON;
+    int feature_only = 1;
+    if (sym->kind != SEMA_TYPE)
+        return SOME_JSON;
+    if (def->nparams > 0) {
+        if (use == NULL || use->u.name.args.count != def->nparams)
+            return SOME_JSON;
+        inner.rule = def;
+        inner.args = &use->u.name.args;
+        inner.caller = env;
+        benv = &inner;
+    } else if (L->never_state[sym->order] != 0) {
+        /* asked already; or being asked: a rule reached again through itself adds nothing */
+        return L->never_state[sym->order] == 3 ? L->never_memo[sym->order] : SOME_JSON;
+    } else {
+        L->never_state[sym->order] = 1;
+    }
+    items = rule_bodies(L, sym, &count);
+    for (i = 0; i < count; i++) {
+        n = never_of(L, items[i], benv, depth + 1);
+        if (n.why == NULL)
+            break;
+        if (first.why == NULL)
+            first = n;
+        feature_only &= n.by_feature;
+    }
+    if (i < count || count == 0)
+        first = SOME_JSON;
+    else
+        first.by_feature = feature_only;
+    if (def->nparams == 0) {
+        L->never_state[sym->order] = first.why != NULL ? 3 : 2;
+        L->never_memo[sym->order] = first;
+    }
+    return first;
+}
+
+/*
+ * Whether no JSON value can match `t`, and why. Only what is certain
+ * counts: a map or array that holds a byte string is left to the places
+ * that lower it (each reports its own use).
+ */
+static never never_of(lower *L, const ast_type *t, const lower_env *env, int depth)
+{
+    const ast_type *arg;
+    const lower_env *caller;
+    const sema_symbol *sym;
+    never n, first;
+    size_t i;
+    int feature_only;
+    if (depth > CDDL_MAX_DEPTH)
+        return SOME_JSON;
+    switch (t->kind) {
+    case AST_T_VALUE:
+        if (t->u.value.kind == AST_V_BYTES) {
+            n.why = "a byte string literal";
+            n.by_feature = 0;
+            return n;
+        }
+        return SOME_JSON;
+    case AST_T_NAME:
+        if (find_param(env, t->u.name.name, &arg, &caller))
+            return never_of(L, arg, caller, depth + 1);
+        sym = symbol_of(L, t->u.name.name);
+        if (sym == NULL)
+            return SOME_JSON;
+        if (sym->from_prelude) {
+            n.why = prelude_never(L, t->u.name.name);
+            n.by_feature = 0;
+            return n;
+        }
+        return never_rule(L, sym, t, env, depth);
+    case AST_T_PAREN:
+        return ast_paren_inner(t) != NULL ? never_of(L, ast_paren_inner(t), env, depth + 1) : SOME_JSON;
+    case AST_T_CHOICE:
+        first = SOME_JSON;
+        feature_only = 1;
+        for (i = 0; i < t->u.choice.count; i++) {
+            n = never_of(L, t->u.choice.items[i], env, depth + 1);
+            if (n.why == NULL)
+                return SOME_JSON;
+            if (first.why == NULL)
+                first = n;
+            feature_only &= n.by_feature;
+        }
+        first.by_feature = feature_only;
+        return first;
+    case AST_T_CONTROL:
+        if (ast_str_eq(t->u.control.op, "feature")) {
+            const ast_value *f = feature_name(L, t->u.control.arg, env);
+            if (f != NULL && !feature_enabled(L, f->text)) {
+                n.why = cddl_fmt(L->ctx, "marked '.feature \"%.*s\"', a feature not enabled", NAMEF(f->text));
+                n.by_feature = 1;
+                return n;
+            }
+        }
+        n = never_of(L, t->u.control.target, env, depth + 1);
+        if (n.why == NULL && (ast_str_eq(t->u.control.op, "and") || ast_str_eq(t->u.control.op, "within")))
+            n = never_of(L, t->u.control.arg, env, depth + 1);
+        return n;
+    case AST_T_TAG:
+        n.why = t->u.tag.has_number && t->u.tag.number_type == NULL
+                    ? cddl_fmt(L->ctx, "a CBOR tag (#6.%.*s)", NAMEF(t->u.tag.number))
+                    : "a CBOR tag";
+        n.by_feature = 0;
+        return n;
+    case AST_T_MAJOR:
+        n.by_feature = 0;
+        n.why = t->u.tag.major == 2 ? "a byte string (#2)"
+              : t->u.tag.major == 6 ? "a CBOR tag (#6)"
+              : t->u.tag.major == 7 && t->u.tag.has_number && t->u.tag.value == 23 ? "'undefined' (#7.23)"
+              : NULL;
+        return n;
+    case AST_T_UNWRAP: {
+        lower_env inner;
+        const lower_env *cenv;
+        const ast_type *content = unwrapped(L, t, env, &inner, &cenv);
+        return content != NULL ? never_of(L, content, cenv, depth + 1) : SOME_JSON;
+    }
+    default:
+        return SOME_JSON;
+    }
+}
+
+/* The error for a type that matches no JSON value where nothing else is allowed (at that use). */
+static ir_type *nothing_left(lower *L, const ast_type *t, never n)
+{
+    const sema_symbol *sym = t->kind == AST_T_NAME ? symbol_of(L, t->u.name.name) : NULL;
+    if (sym != NULL && !sym->from_prelude)
+        ERR(L, t->loc, "'%.*s' matches no JSON value (%s), and nothing else is allowed here",
+            NAMEF(t->u.name.name), n.why);
+    else
+        ERR(L, t->loc, "%s matches no JSON value, and nothing else is allowed here", n.why);
+    return &L->prim[P_ANY];
+}
+
+/*
+ * The alternatives of a choice that some JSON value can match, in order;
+ * each one dropped gets a -Wjson warning naming it (none when a feature not
+ * enabled drops it: that is what was asked). Returns their count; 0 after
+ * reporting that nothing is left, at `loc`.
+ */
+static size_t applicable(lower *L, const ast_type *const *items, size_t count, const lower_env *env,
+                         const ast_type **kept, src_loc loc)
+{
+    size_t i, n = 0;
+    never first = SOME_JSON;
+    for (i = 0; i < count; i++) {
+        never why = never_of(L, items[i], env, 0);
+        if (why.why == NULL) {
+            kept[n++] = items[i];
+            continue;
+        }
+        if (first.why == NULL || (first.by_feature && !why.by_feature))
+            first = why;
+        if (!why.by_feature)
+            diag_report(L->diag, DIAG_WARNING, DIAG_W_JSON, items[i]->loc,
+                        "alternative %s%.*s%s matches no JSON value (%s): dropped",
+                        items[i]->kind == AST_T_NAME ? "'" : "",
+                        items[i]->kind == AST_T_NAME ? diag_clip(items[i]->u.name.name.len, 64) : 0,
+                        items[i]->kind == AST_T_NAME ? items[i]->u.name.name.ptr : "",
+                        items[i]->kind == AST_T_NAME ? "'" : "", why.why);
+    }
+    if (n == 0 && count > 0)
+        ERR(L, loc, "no alternative of this choice matches a JSON value (the first: %s)", first.why);
+    return n;
+}
+
+/* Makes the named `node` stand for `r`: a typedef of a named type, or `r` itself under node's name. */
+static void become(lower *L, ir_type *node, ir_type *r)
+{
+    ir_type keep = *node;
+    (void)L;
+    if (r == node)
+        return;
+    if (r->named) {
+        node->kind = IR_ALIAS;
+        node->target = r;
+        node->base = resolved(r);
+        return;
+    }
+    /* A primitive or constrained primitive: this rule is its own typedef. */
+    *node = *r;
+    node->rule = keep.rule;
+    node->c_name = keep.c_name;
+    node->doc = keep.doc;
+    node->loc = keep.loc;
+    node->index = keep.index;
+    node->named = true;
+}
+
 /* Fills `node` from a rule's body, choosing the representation at the top level. */
 static void fill_body(lower *L, ir_type *node, const sema_symbol *sym, const lower_env *env)
 {
     size_t count;
     const ast_type **items = rule_bodies(L, sym, &count);
     const ast_type *t;
-    ir_type *r;
     if (count == 0)
         return;
     t = items[0];
@@ -320,24 +628,7 @@ static void fill_body(lower *L, ir_type *node, const sema_symbol *sym, const low
         fill_array(L, node, t, env);
         return;
     }
-    r = lower_type(L, t, node->c_name, node->rule, env);
-    if (r->named) {
-        node->kind = IR_ALIAS;
-        node->target = r;
-        node->base = resolved(r);
-        return;
-    }
-    {
-        /* A primitive or constrained primitive: this rule is its own typedef. */
-        ir_type keep = *node;
-        *node = *r;
-        node->rule = keep.rule;
-        node->c_name = keep.c_name;
-        node->doc = keep.doc;
-        node->loc = keep.loc;
-        node->index = keep.index;
-        node->named = true;
-    }
+    become(L, node, lower_type(L, t, node->c_name, node->rule, env));
 }
 
 static const sema_symbol *symbol_of(lower *L, ast_str name)
@@ -355,6 +646,15 @@ static const char *arg_stem(lower *L, const ir_type *a)
         return "null";
     if (a == &L->lit_true || a == &L->lit_false)
         return a->lit.i ? "true" : "false";
+    if (a->kind == IR_LITERAL && a->lit.kind == IR_LIT_TEXT) { /* `JC<"low", 2>`: jc_low_2 */
+        char buf[64];
+        size_t n = naming_snake(a->lit.text, buf, sizeof buf);
+        if (n > 0)
+            return cddl_strdup(L->ctx, buf, n);
+    }
+    if (a->kind == IR_LITERAL && (a->lit.kind == IR_LIT_UINT || a->lit.kind == IR_LIT_INT))
+        return a->lit.kind == IR_LIT_UINT ? cddl_fmt(L->ctx, "%llu", (unsigned long long)a->lit.u)
+                                          : cddl_fmt(L->ctx, "minus%llu", (unsigned long long)-(a->lit.i + 1) + 1);
     if (a->c_name != NULL)
         return a->c_name;
     return "arg";
@@ -622,8 +922,13 @@ static ir_type *lower_rule_of(lower *L, const sema_symbol *sym, const ast_type *
             return &L->prim[P_ANY];
         for (i = 0; i < use->u.name.args.count && n < sizeof key; i++) {
             const ast_type *arg = use->u.name.args.items[i];
-            const ir_type *a = lower_type(L, arg, cddl_fmt(L->ctx, "%s_arg%zu", c_name, i + 1),
-                                          arg_spelling(L, arg, env), env);
+            const ir_type *a;
+            if (never_of(L, arg, env, 0).why != NULL) {
+                /* `JC<text, bstr>`: an argument JSON cannot carry is lowered only where it is used */
+                n += (size_t)snprintf(key + n, sizeof key - n, "_none");
+                continue;
+            }
+            a = lower_type(L, arg, cddl_fmt(L->ctx, "%s_arg%zu", c_name, i + 1), arg_spelling(L, arg, env), env);
             n += (size_t)snprintf(key + n, sizeof key - n, "_%s", arg_stem(L, a));
         }
         if (n >= sizeof key)
@@ -1040,6 +1345,216 @@ static ast_str detab_dedent_cat(lower *L, ast_str a, ast_str b)
     return r;
 }
 
+/* ---- `.and` and `.within` ------------------------------------------------------ */
+
+/* Does the literal `lit` satisfy the scalar type `t` (kind, bounds, size, pattern)? */
+static int literal_fits(const ir_literal *lit, const ir_type *t)
+{
+    double f;
+    switch (t->kind) {
+    case IR_ANY:
+        return 1;
+    case IR_TEXT:
+        return lit->kind == IR_LIT_TEXT && lit->text.len >= t->len_min && lit->text.len <= t->len_max &&
+               (t->pattern == NULL || aps_regex_match(t->pattern, lit->text.ptr, lit->text.len) == 1);
+    case IR_UINT:
+        return lit->kind == IR_LIT_UINT && lit->u >= t->umin && lit->u <= t->umax && !(lit->u & t->forbidden_bits);
+    case IR_INT:
+        return (lit->kind == IR_LIT_INT && lit->i >= t->imin && lit->i <= t->imax) ||
+               (lit->kind == IR_LIT_UINT && lit->u <= (uint64_t)INT64_MAX && (int64_t)lit->u >= t->imin &&
+                (int64_t)lit->u <= t->imax);
+    case IR_FLOAT:
+        if (lit->kind != IR_LIT_FLOAT && lit->kind != IR_LIT_INT && lit->kind != IR_LIT_UINT)
+            return 0;
+        f = lit->kind == IR_LIT_FLOAT ? lit->f : lit->kind == IR_LIT_INT ? (double)lit->i : (double)lit->u;
+        return !(t->has_fmin && (t->fmin_excl ? f <= t->fmin : f < t->fmin)) &&
+               !(t->has_fmax && (t->fmax_excl ? f >= t->fmax : f > t->fmax));
+    case IR_BOOL:
+        return lit->kind == IR_LIT_BOOL;
+    case IR_LITERAL:
+        return lit->kind == t->lit.kind && ast_str_same(lit->text, t->lit.text) && lit->i == t->lit.i &&
+               lit->u == t->lit.u;
+    default:
+        return 0;
+    }
+}
+
+/* floor and ceil for bounds (no libm): values past 2^63 are whole already. */
+static double floor_d(double x)
+{
+    double t;
+    if (x >= 9.2e18 || x <= -9.2e18 || x != x)
+        return x;
+    t = (double)(long long)x;
+    return t > x ? t - 1 : t;
+}
+
+static double ceil_d(double x)
+{
+    return -floor_d(-x);
+}
+
+static int is_integer(const ir_type *t)
+{
+    return t->kind == IR_INT || t->kind == IR_UINT;
+}
+
+/* The integers of `t` (an IR_INT or IR_UINT) as an IR_INT-style interval, widened to 128 bits' worth of sense. */
+static void int_bounds(const ir_type *t, int *lo_neg, uint64_t *lo_mag, int64_t *hi_i, uint64_t *hi_u, int *hi_signed)
+{
+    if (t->kind == IR_UINT) {
+        *lo_neg = 0, *lo_mag = t->umin, *hi_signed = 0, *hi_u = t->umax, *hi_i = 0;
+    } else {
+        *lo_neg = t->imin < 0;
+        *lo_mag = t->imin < 0 ? (uint64_t)(-(t->imin + 1)) + 1 : (uint64_t)t->imin;
+        *hi_signed = t->imax < 0, *hi_i = t->imax, *hi_u = t->imax < 0 ? 0 : (uint64_t)t->imax;
+    }
+}
+
+/* Two integer types: the integers both accept (uint when either is one, or when the lower bound is >= 0). */
+static ir_type *and_integers(lower *L, const ir_type *a, const ir_type *b, const char *ctx, const char *path)
+{
+    int aneg, bneg, ahs, bhs;
+    uint64_t alo, blo, ahu, bhu;
+    int64_t ahi, bhi;
+    ir_type *r;
+    int_bounds(a, &aneg, &alo, &ahi, &ahu, &ahs);
+    int_bounds(b, &bneg, &blo, &bhi, &bhu, &bhs);
+    if (!aneg || !bneg) { /* the lower bound is >= 0: an unsigned result */
+        uint64_t lo = aneg ? blo : bneg ? alo : (alo > blo ? alo : blo);
+        uint64_t hi;
+        if (ahs || bhs)
+            return NULL; /* one ends below 0, the other starts at 0 or above */
+        hi = ahu < bhu ? ahu : bhu;
+        if (lo > hi)
+            return NULL;
+        r = constrained(L, &L->prim[P_UINT], path, ctx);
+        r->umin = lo;
+        r->umax = hi;
+        r->forbidden_bits = (a->kind == IR_UINT ? a->forbidden_bits : 0) | (b->kind == IR_UINT ? b->forbidden_bits : 0);
+        return r;
+    }
+    r = constrained(L, &L->prim[P_INT], path, ctx);
+    r->imin = a->imin > b->imin ? a->imin : b->imin;
+    r->imax = a->imax < b->imax ? a->imax : b->imax;
+    return r->imin > r->imax ? NULL : r;
+}
+
+/* Float bounds of `b` applied to a copy of the float or integer type `a`. */
+static ir_type *and_float_bounds(lower *L, const ir_type *a, const ir_type *b, const char *ctx, const char *path)
+{
+    ir_type *r = constrained(L, a, path, ctx);
+    if (a->kind == IR_FLOAT) {
+        if (b->has_fmin && (!r->has_fmin || b->fmin > r->fmin || (b->fmin == r->fmin && b->fmin_excl)))
+            r->fmin = b->fmin, r->has_fmin = true, r->fmin_excl = b->fmin_excl;
+        if (b->has_fmax && (!r->has_fmax || b->fmax < r->fmax || (b->fmax == r->fmax && b->fmax_excl)))
+            r->fmax = b->fmax, r->has_fmax = true, r->fmax_excl = b->fmax_excl;
+        return r->has_fmin && r->has_fmax && (r->fmin > r->fmax || (r->fmin == r->fmax && (r->fmin_excl || r->fmax_excl)))
+                   ? NULL : r;
+    }
+    /* an integer type within float bounds: the integers inside them */
+    if (b->has_fmin) {
+        double lo = ceil_d(b->fmin);
+        if (b->fmin_excl && lo == b->fmin)
+            lo += 1;
+        if (lo >= 18446744073709551616.0)
+            return NULL;
+        if (r->kind == IR_UINT && lo > (double)r->umin)
+            r->umin = lo <= 0 ? 0 : (uint64_t)lo;
+        else if (r->kind == IR_INT && lo > (double)r->imin)
+            r->imin = lo >= 9223372036854775807.0 ? INT64_MAX : (int64_t)lo;
+    }
+    if (b->has_fmax) {
+        double hi = floor_d(b->fmax);
+        if (b->fmax_excl && hi == b->fmax)
+            hi -= 1;
+        if (r->kind == IR_UINT && (hi < 0 || hi < (double)r->umax))
+            r->umax = hi < 0 ? 0 : (uint64_t)hi, r->umin = hi < 0 ? 1 : r->umin;
+        else if (r->kind == IR_INT && hi < (double)r->imax)
+            r->imax = hi <= -9223372036854775808.0 ? INT64_MIN : (int64_t)hi;
+    }
+    return (r->kind == IR_UINT && r->umin > r->umax) || (r->kind == IR_INT && r->imin > r->imax) ? NULL : r;
+}
+
+/*
+ * `A .and B` (RFC 8610 3.8.5) and `A .within B`, which validates the same
+ * way (B only states that A is within it): the values both accept. Worked
+ * out for scalars (numbers with their ranges, text with its size and
+ * pattern, literals and enumerations checked against the other side);
+ * `any` on either side is the other. Returns NULL, after reporting, for
+ * what is not worked out or leaves no value.
+ */
+static ir_type *and_types(lower *L, const ast_type *t, ir_type *a, ir_type *b, const char *ctx, const char *path)
+{
+    const ir_type *ra = resolved(a), *rb = resolved(b);
+    const char *op = cddl_fmt(L->ctx, ".%.*s", NAMEF(t->u.control.op));
+    ir_type *r = NULL;
+    size_t i, n;
+    if (ra->kind == IR_LITERAL || ra->kind == IR_ENUM) { /* the value side first */
+        const ir_type *x = ra;
+        ir_type *y = a;
+        ra = rb, a = b, rb = x, b = y;
+    }
+    if (ra == rb || rb->kind == IR_ANY)
+        return a;
+    if (ra->kind == IR_ANY)
+        return b;
+    if (rb->kind == IR_LITERAL && (ra->kind == IR_LITERAL || ra->kind <= IR_TEXT)) {
+        if (literal_fits(&rb->lit, ra))
+            return b;
+        ERR(L, t->loc, "'%s' leaves no value: the literal %.*s is not a value of the other side", op,
+            NAMEF(rb->lit.text));
+        return NULL;
+    }
+    if (rb->kind == IR_ENUM && rb->other == NULL && ra->kind <= IR_TEXT) {
+        /* a choice written here (its rule is this path) is filtered in place; a named one is copied */
+        int here = rb == b && b->rule != NULL && path != NULL && strcmp(b->rule, path) == 0;
+        const ir_literal *values = rb->values;
+        size_t count = rb->nvalues;
+        r = here ? b : constrained(L, rb, path, ctx);
+        r->values = cddl_alloc(L->ctx, (count ? count : 1) * sizeof *r->values);
+        for (i = n = 0; i < count; i++)
+            if (literal_fits(&values[i], ra))
+                r->values[n++] = values[i];
+        r->nvalues = n;
+        r->sorted = n > IR_WIDE_ENUM ? sorted_values(L, r) : NULL;
+        if (n == 0) {
+            ERR(L, t->loc, "'%s' leaves no value: no value of the choice is a value of the other side", op);
+            return NULL;
+        }
+        r->named = here;
+        return r;
+    }
+    if (is_integer(ra) && is_integer(rb))
+        r = and_integers(L, ra, rb, ctx, path);
+    else if ((ra->kind == IR_FLOAT || is_integer(ra)) && rb->kind == IR_FLOAT)
+        r = and_float_bounds(L, ra, rb, ctx, path);
+    else if (ra->kind == IR_FLOAT && is_integer(rb))
+        r = and_float_bounds(L, rb, ra, ctx, path);
+    else if (ra->kind == IR_TEXT && rb->kind == IR_TEXT) {
+        if (ra->pattern != NULL && rb->pattern != NULL && strcmp(ra->pattern, rb->pattern) != 0) {
+            ERR(L, t->loc, "'%s' of two text types with different patterns is not supported: write one pattern", op);
+            return NULL;
+        }
+        r = constrained(L, ra, path, ctx);
+        r->len_min = ra->len_min > rb->len_min ? ra->len_min : rb->len_min;
+        r->len_max = ra->len_max < rb->len_max ? ra->len_max : rb->len_max;
+        if (r->pattern == NULL)
+            r->pattern = rb->pattern;
+        if (r->len_min > r->len_max)
+            r = NULL;
+    } else if (ra->kind == IR_BOOL && rb->kind == IR_BOOL) {
+        return a;
+    } else {
+        ERR(L, t->loc, "'%s' is supported between numbers, texts, literals and their choices, or with any: "
+                       "write the type both sides accept", op);
+        return NULL;
+    }
+    if (r == NULL)
+        ERR(L, t->loc, "'%s' leaves no value: the two sides have no value in common", op);
+    return r;
+}
+
 static ir_type *lower_control(lower *L, const ast_type *t, const char *ctx, const char *path,
                               const lower_env *env)
 {
@@ -1048,18 +1563,29 @@ static ir_type *lower_control(lower *L, const ast_type *t, const char *ctx, cons
     ir_type *target, *c;
     const ast_value *v;
     unsigned errors_before = L->diag->errors;
-    target = lower_type(L, t->u.control.target, ctx, path, env);
+    /* under `.and`, a choice written on the left is a type of its own: it must not take the rule's name */
+    target = lower_type(L, t->u.control.target,
+                        ast_str_eq(op, "and") || ast_str_eq(op, "within") ? cddl_fmt(L->ctx, "%s_values", ctx) : ctx,
+                        path, env);
     base = resolved(target);
+    if (ast_str_eq(op, "feature") && feature_name(L, t->u.control.arg, env) == NULL)
+        ERR(L, t->u.control.arg->loc, "'.feature' needs a feature name: a text, or an array whose first entry is one");
+    /* `.default` says nothing about which values are valid; an enabled `.feature` neither
+     * (one not enabled never gets here: see never_of) */
     if (ast_str_eq(op, "default") || ast_str_eq(op, "feature"))
-        return target; /* they say nothing about which values are valid */
+        return target;
+    if (ast_str_eq(op, "and") || ast_str_eq(op, "within")) {
+        ir_type *r = and_types(L, t, target, lower_type(L, t->u.control.arg, cddl_fmt(L->ctx, "%s_and", ctx),
+                                                         cddl_fmt(L->ctx, "%s(and)", path), env), ctx, path);
+        return r != NULL ? r : &L->prim[P_ANY];
+    }
     if (ast_str_eq(op, "abnf") && base != NULL && base->kind == IR_TEXT) {
         diag_report(L->diag, DIAG_WARNING, DIAG_W_LOOSE, t->u.control.op_loc,
                     "'.abnf' read as its text type: the ABNF grammar is not checked");
         return target;
     }
     if (ast_str_eq(op, "cbor") || ast_str_eq(op, "cborseq") ||
-        ast_str_eq(op, "abnf") || ast_str_eq(op, "abnfb") || ast_str_eq(op, "and") ||
-        ast_str_eq(op, "within") || ast_str_eq(op, "ne"))
+        ast_str_eq(op, "abnf") || ast_str_eq(op, "abnfb") || ast_str_eq(op, "ne"))
         return unsupported(L, t->u.control.op_loc, cddl_fmt(L->ctx, "the control operator '.%.*s'", NAMEF(op)));
     if (ast_str_eq(op, "eq")) {
         v = const_value(L, t->u.control.arg, env, 0);
@@ -1189,8 +1715,12 @@ static ir_type *lower_type(lower *L, const ast_type *t, const char *ctx, const c
     const lower_env *caller;
     const sema_symbol *sym;
     ir_type *node, *r;
+    never none;
     if (L->over_limit)
         return &L->prim[P_ANY];
+    /* a choice drops what JSON cannot match before it gets here: what is left is required */
+    if ((none = never_of(L, t, env, 0)).why != NULL)
+        return nothing_left(L, t, none);
     if (env != NULL && (t->kind == AST_T_MAP || t->kind == AST_T_ARRAY || t->kind == AST_T_CHOICE) &&
         !expand(L, t->loc, path))
         return &L->prim[P_ANY];
@@ -1266,9 +1796,15 @@ static ir_type *lower_type(lower *L, const ast_type *t, const char *ctx, const c
     case AST_T_TAG:
         r = unsupported(L, t->loc, "a CBOR tag");
         break;
-    case AST_T_UNWRAP:
-        r = unsupported(L, t->loc, "an unwrapped tag ('~' on a tag type)");
+    case AST_T_UNWRAP: {
+        /* `~time` is the tag's content (RFC 8610 3.7): in JSON, which has no tags, the value itself */
+        lower_env inner_env;
+        const lower_env *cenv;
+        const ast_type *content = unwrapped(L, t, env, &inner_env, &cenv);
+        r = content != NULL ? lower_type(L, content, ctx, path, cenv)
+                            : unsupported(L, t->loc, "an unwrapped type that is not a tag ('~' used as a type)");
         break;
+    }
     case AST_T_ENUM:
     case AST_T_ENUM_NAME:
         node = new_type(L, IR_UNION, path, ctx, t->loc);
@@ -1335,18 +1871,56 @@ static void fill_mixed_array(lower *L, ir_type *node, const ast_type *t, const l
     classify_union(L, node->elem, alts, n, locs);
 }
 
-/* `[* T]`, `[+ T]`, `[n*m T]`, `[T]`: one element type with occurrence bounds. */
+/*
+ * `[ A // B ]`: an array of either group's shape (RFC 8610 2.1), which
+ * JSON tells apart only by trying: an untagged union of one array type per
+ * alternative, tried in order, as CDDL reads a choice.
+ */
+static void fill_array_choice(lower *L, ir_type *node, const ast_type *t, const lower_env *env)
+{
+    const ast_group *g = t->u.group;
+    ir_type **alts = NULL;
+    src_loc *locs = NULL;
+    size_t c, n = 0, nlocs = 0;
+    for (c = 0; c < g->count; c++) {
+        ast_group *one = cddl_alloc(L->ctx, sizeof *one);
+        ast_type *arr = cddl_alloc(L->ctx, sizeof *arr);
+        ir_type *a;
+        one->loc = g->choices[c]->loc;
+        one->choices = &g->choices[c];
+        one->count = 1;
+        *arr = *t;
+        arr->loc = g->choices[c]->loc;
+        arr->u.group = one;
+        a = lower_type(L, arr, cddl_fmt(L->ctx, "%s_alt%zu", node->c_name, c + 1),
+                       cddl_fmt(L->ctx, "%s/%zu", node->rule, c + 1), env);
+        cddl_push(L->ctx, &alts, &n, sizeof a, &a);
+        cddl_push(L->ctx, &locs, &nlocs, sizeof one->loc, &one->loc);
+    }
+    classify_union(L, node, alts, n, locs);
+}
+
+/* `[* T]`, `[+ T]`, `[n*m T]`, `[T]`, `[]`: one element type with occurrence bounds. */
 static void fill_array(lower *L, ir_type *node, const ast_type *t, const lower_env *env)
 {
     const ast_group *g = t->u.group;
     const ast_entry *e = g->count == 1 && g->choices[0]->count == 1 ? g->choices[0]->entries[0] : NULL;
     node->kind = IR_ARRAY;
+    if (g->count > 1) {
+        fill_array_choice(L, node, t, env);
+        return;
+    }
+    if (g->count == 1 && g->choices[0]->count == 0) {
+        node->occ_min = node->occ_max = 0; /* `[]`: only the empty array; its elements are never read */
+        node->elem = &L->prim[P_ANY];
+        return;
+    }
     if (e == NULL && g->count == 1 && g->choices[0]->count > 1) {
         fill_mixed_array(L, node, t, env);
         return;
     }
     if (e == NULL || e->key_kind == AST_KEY_TYPE) {
-        node->elem = unsupported(L, t->loc, "an array of a choice of groups or of computed keys");
+        node->elem = unsupported(L, t->loc, "an array of computed keys");
         return;
     }
     node->occ_min = e->has_occur ? e->occur_min : 1;
@@ -1430,12 +2004,19 @@ int ir_fields_clash(const ir_field *a, const ir_field *b)
            (b->key.len == as && memcmp(b->key.ptr, a->snake, as) == 0);
 }
 
+static void drop_member(lower *L, const ast_entry *e, const char *what, never n);
+
 static void add_field(lower *L, ir_type *node, ast_str key, const ast_entry *e, const lower_env *env)
 {
     ir_field f;
     char buf[256];
     size_t n;
     const ast_type *vt = e->type;
+    never none = never_of(L, vt, env, 0);
+    if (none.why != NULL) {
+        drop_member(L, e, cddl_fmt(L->ctx, "member '%.*s'", NAMEF(key)), none);
+        return;
+    }
     memset(&f, 0, sizeof f);
     f.key = key;
     f.doc = e->doc;
@@ -1475,6 +2056,9 @@ static void add_field(lower *L, ir_type *node, ast_str key, const ast_entry *e, 
             else
                 rest[m++] = a;
         }
+        for (k = 0; k < m; k++)
+            if (never_of(L, rest[k], env, 0).why != NULL)
+                nulls = 0; /* `bstr / text / null`: the choice drops bstr (fill_choice), null stays an alternative */
         if (nulls > 0 && m > 0) {
             f.flags |= IR_F_NULLABLE;
             if (m == 1) {
@@ -1501,7 +2085,151 @@ static void add_field(lower *L, ir_type *node, ast_str key, const ast_entry *e, 
     push_member(L, node, &f);
 }
 
+/* ---- computed keys ------------------------------------------------------------ */
+
+/* What a key type can name in JSON, where member names are text. */
+typedef struct key_walk {
+    const ast_value **texts; /* the text literals, in order */
+    size_t ntext;
+    int other;               /* some text type (`tstr`, `tstr .regexp ...`): a computed key */
+    int constrained;         /* ... with a pattern or size, which keys are not checked against */
+    int warned;              /* an alternative was dropped with a -Wjson warning */
+} key_walk;
+
+/*
+ * Walks a key type's alternatives through names, generic arguments,
+ * parentheses, choices and `.feature`: text literals and text types are
+ * kept; what cannot name a JSON member (an integer key beside text keys,
+ * bytes) gets a -Wjson warning and is dropped, and an alternative marked
+ * with a feature not enabled is dropped without one.
+ */
+static void key_alts(lower *L, const ast_type *t, const lower_env *env, key_walk *k, int depth)
+{
+    const ast_type *arg;
+    const lower_env *caller;
+    const sema_symbol *sym;
+    lower_env inner;
+    size_t i, count;
+    const ast_type **items;
+    if (depth > 32) {
+        k->other = 1;
+        return;
+    }
+    switch (t->kind) {
+    case AST_T_VALUE:
+        if (t->u.value.kind == AST_V_TEXT) {
+            const ast_value *v = &t->u.value;
+            cddl_push(L->ctx, &k->texts, &k->ntext, sizeof v, &v);
+            return;
+        }
+        diag_report(L->diag, DIAG_WARNING, DIAG_W_JSON, t->loc,
+                    "key %.*s cannot name a member of a JSON object, whose names are text: dropped",
+                    NAMEF(t->u.value.text));
+        k->warned = 1;
+        return;
+    case AST_T_PAREN:
+        if (ast_paren_inner(t) != NULL) {
+            key_alts(L, ast_paren_inner(t), env, k, depth + 1);
+            return;
+        }
+        break;
+    case AST_T_CHOICE:
+        for (i = 0; i < t->u.choice.count; i++)
+            key_alts(L, t->u.choice.items[i], env, k, depth + 1);
+        return;
+    case AST_T_CONTROL:
+        if (ast_str_eq(t->u.control.op, "feature")) {
+            const ast_value *f = feature_name(L, t->u.control.arg, env);
+            if (f != NULL && !feature_enabled(L, f->text))
+                return; /* not applicable: dropped without a word */
+            key_alts(L, t->u.control.target, env, k, depth + 1);
+            return;
+        }
+        break;
+    case AST_T_NAME:
+        if (find_param(env, t->u.name.name, &arg, &caller)) {
+            key_alts(L, arg, caller, k, depth + 1);
+            return;
+        }
+        sym = symbol_of(L, t->u.name.name);
+        if (sym == NULL || sym->kind != SEMA_TYPE)
+            break;
+        if (sym->from_prelude) {
+            if (prelude_never(L, t->u.name.name) == NULL && !ast_str_eq(t->u.name.name, "tstr") &&
+                !ast_str_eq(t->u.name.name, "text") && !ast_str_eq(t->u.name.name, "any")) {
+                diag_report(L->diag, DIAG_WARNING, DIAG_W_JSON, t->loc,
+                            "key type '%.*s' cannot name a member of a JSON object, whose names are text: dropped",
+                            NAMEF(t->u.name.name));
+                k->warned = 1;
+                return;
+            }
+            break;
+        }
+        if ((sym->def ? sym->def : sym->alts[0])->nparams > 0) {
+            const ast_rule *def = sym->def ? sym->def : sym->alts[0];
+            if (t->u.name.args.count != def->nparams)
+                break;
+            inner.rule = def;
+            inner.args = &t->u.name.args;
+            inner.caller = env;
+            env = &inner;
+        } else {
+            env = NULL;
+        }
+        items = rule_bodies(L, sym, &count);
+        for (i = 0; i < count; i++)
+            key_alts(L, items[i], env, k, depth + 1);
+        return;
+    case AST_T_RANGE:
+        diag_report(L->diag, DIAG_WARNING, DIAG_W_JSON, t->loc,
+                    "a range of numbers cannot name a member of a JSON object, whose names are text: dropped");
+        k->warned = 1;
+        return;
+    default:
+        break;
+    }
+    {
+        never n = never_of(L, t, env, 0);
+        const ir_type *kt;
+        if (n.why != NULL) {
+            if (!n.by_feature)
+                diag_report(L->diag, DIAG_WARNING, DIAG_W_JSON, t->loc,
+                            "key type %s cannot name a member of a JSON object: dropped", n.why);
+            k->warned |= !n.by_feature;
+            return;
+        }
+        kt = resolved(lower_type(L, t, "key", "key", env));
+        if (kt->kind == IR_TEXT || kt->kind == IR_ANY) {
+            k->other = 1;
+            k->constrained |= kt->kind == IR_TEXT && (kt->pattern != NULL || kt->len_min != 0 || kt->len_max != SIZE_MAX);
+            return;
+        }
+        diag_report(L->diag, DIAG_WARNING, DIAG_W_JSON, t->loc,
+                    "this key type is not text and cannot name a member of a JSON object: dropped");
+        k->warned = 1;
+    }
+}
+
+/*
+ * A member no JSON object can have (its key is not text, or its value
+ * matches no JSON value): where it may be absent it is dropped, with a
+ * -Wjson warning unless a feature not enabled is why; where it is
+ * required, no JSON object matches the map: an error there.
+ */
+static void drop_member(lower *L, const ast_entry *e, const char *what, never n)
+{
+    if ((e->has_occur && e->occur_min == 0) || L->optional) {
+        if (!n.by_feature)
+            diag_report(L->diag, DIAG_WARNING, DIAG_W_JSON, e->loc, "%s can never be in a JSON object (%s): dropped",
+                        what, n.why);
+        return;
+    }
+    ERR(L, e->loc, "%s is required, but no JSON object can have it (%s)", what, n.why);
+}
+
 static void collect_members(lower *L, ir_type *node, const ast_group *g, const lower_env *env, int depth);
+static void inline_optional_choice(lower *L, ir_type *node, const ast_grpchoice *const *alts, size_t n,
+                                   const lower_env *env, int depth);
 
 /* Inlines a group rule whose body is one entry (`g = b: int`, `$$g //= (b: int)`). */
 static void inline_group_entry(lower *L, ir_type *node, const ast_rule *r, const lower_env *env, int depth)
@@ -1582,8 +2310,21 @@ static void inline_entry_of(lower *L, ir_type *node, const ast_entry *e, const l
         return;
     }
     if (t->kind == AST_T_NAME && (sym = symbol_of(L, t->u.name.name)) != NULL && sym->def == NULL &&
-        sym->nalts > 1) {
-        ERR(L, e->loc, "a group socket with several alternatives cannot be inlined into a map");
+        sym->nalts > 1 && sym->kind == SEMA_GROUP) {
+        /* `$$extra //= (a: int)`, `//= (b: tstr)`: the group choice of its plugs */
+        ast_grpchoice **alts = cddl_alloc(L->ctx, sym->nalts * sizeof *alts);
+        ast_group g;
+        size_t i;
+        for (i = 0; i < sym->nalts; i++) {
+            alts[i] = cddl_alloc(L->ctx, sizeof *alts[i]);
+            alts[i]->loc = sym->alts[i]->loc;
+            alts[i]->entries = &sym->alts[i]->body;
+            alts[i]->count = 1;
+        }
+        g.loc = e->loc;
+        g.choices = alts;
+        g.count = sym->nalts;
+        collect_members(L, node, &g, env, depth + 1);
         return;
     }
     if ((t->kind == AST_T_NAME || t->kind == AST_T_UNWRAP) && (sym = symbol_of(L, t->u.name.name)) != NULL &&
@@ -1599,6 +2340,10 @@ static void inline_entry_of(lower *L, ir_type *node, const ast_entry *e, const l
         }
         while (ast_paren_inner(body) != NULL && ast_paren_inner(body)->kind != AST_T_NAME)
             body = ast_paren_inner(body);
+        if (body->kind == AST_T_PAREN && body->u.group->count > 1 && L->optional) {
+            collect_members(L, node, body->u.group, &inner, depth + 1);
+            return;
+        }
         if (body->kind == AST_T_PAREN && body->u.group->count > 1) {
             ir_type *u = lower_group_rule(L, sym, env);
             if (node->variants != NULL)
@@ -1636,12 +2381,103 @@ static void inline_entry_of(lower *L, ir_type *node, const ast_entry *e, const l
     ERR(L, e->loc, "this keyless map entry cannot be inlined as members");
 }
 
+/*
+ * A member whose key is a type (`label => T`, `* tstr => T`): a key that
+ * stands for one text (through names, generic arguments and `.feature`,
+ * EAT's `JC<"iss", 1>`) is that member's name; several texts with `*` are
+ * as many optional members; a text type is the map's tail of computed
+ * keys, counted within the occurrence (`1*3 tstr => uint`).
+ */
+static void computed_key(lower *L, ir_type *node, const ast_entry *e, const lower_env *env)
+{
+    key_walk k;
+    uint64_t lo = e->has_occur ? e->occur_min : 1, hi = e->has_occur ? e->occur_max : 1;
+    size_t i;
+    memset(&k, 0, sizeof k);
+    key_alts(L, e->key, env, &k, 0);
+    if (k.ntext == 0 && !k.other) {
+        never n;
+        n.why = "no alternative of its key names a JSON member";
+        n.by_feature = !k.warned;
+        drop_member(L, e, "this member", n);
+        return;
+    }
+    if (!k.other && k.ntext == 1 && hi <= 1) {
+        add_field(L, node, k.texts[0]->text, e, env); /* `"name" => T` */
+        return;
+    }
+    if (!k.other) {
+        if (lo != 0 || hi < k.ntext) {
+            ERR(L, e->loc, "a key of %zu texts is read as that many optional members: write it with '*'", k.ntext);
+            return;
+        }
+        L->optional++;
+        for (i = 0; i < k.ntext; i++)
+            add_field(L, node, k.texts[i]->text, e, env);
+        L->optional--;
+        return;
+    }
+    if (k.ntext > 0)
+        diag_report(L->diag, DIAG_WARNING, DIAG_W_LOOSE, e->key->loc,
+                    "a key of texts and text types read as any text: the texts add nothing");
+    if (k.constrained)
+        diag_report(L->diag, DIAG_WARNING, DIAG_W_LOOSE, e->key->loc,
+                    "the key's pattern or size is not checked: every text key is taken");
+    if (hi == 0)
+        return; /* `0*0 tstr => T`: no such member */
+    node->open = true;
+    node->extras_min = lo;
+    node->extras_max = hi == AST_OCCUR_INF ? 0 : hi;
+    {
+        ir_type *vt = lower_type(L, e->type, cddl_fmt(L->ctx, "%s_extra", node->c_name),
+                                 cddl_fmt(L->ctx, "%s.*", node->rule), env);
+        node->extras_type = resolved(vt)->kind == IR_ANY ? NULL : vt;
+    }
+}
+
+/*
+ * A choice of member groups that may come any number of times (`*
+ * $$extra`, `* (a: int // b: tstr)`): as map members cannot repeat, each
+ * group may come or not, so each member is optional (RFC 8610 3.2), typed.
+ * What that does not check gets a -Wloose warning: that a group of several
+ * members comes whole, and under `?` that at most one group comes.
+ */
+static void inline_optional_choice(lower *L, ir_type *node, const ast_grpchoice *const *alts, size_t n,
+                                   const lower_env *env, int depth)
+{
+    size_t c, wide = 0;
+    const ast_entry *e = L->optional_entry;
+    for (c = 0; c < n; c++) {
+        ast_grpchoice *one = (ast_grpchoice *)alts[c];
+        ast_group g;
+        size_t before = node->nfields;
+        g.loc = one->loc;
+        g.choices = &one;
+        g.count = 1;
+        collect_members(L, node, &g, env, depth + 1);
+        wide += node->nfields > before + 1;
+    }
+    if (e != NULL && wide > 0)
+        diag_report(L->diag, DIAG_WARNING, DIAG_W_LOOSE, e->loc,
+                    "a choice of member groups read as optional members: that a group's members come together "
+                    "is not checked");
+    if (e != NULL && e->occur_max == 1 && n > 1)
+        diag_report(L->diag, DIAG_WARNING, DIAG_W_LOOSE, e->loc,
+                    "an optional choice of member groups read as optional members: that at most one group "
+                    "comes is not checked");
+    L->choice_inlined = 1;
+}
+
 static void collect_members(lower *L, ir_type *node, const ast_group *g, const lower_env *env, int depth)
 {
     size_t k;
     const ast_grpchoice *ch;
     if (depth > 64) {
         ERR(L, g->loc, "groups nested too deeply to inline");
+        return;
+    }
+    if (g->count != 1 && L->optional) {
+        inline_optional_choice(L, node, (const ast_grpchoice *const *)g->choices, g->count, env, depth);
         return;
     }
     if (g->count != 1) {
@@ -1661,36 +2497,27 @@ static void collect_members(lower *L, ir_type *node, const ast_group *g, const l
             add_field(L, node, e->bareword, e, env);
             break;
         case AST_KEY_VALUE:
-            if (e->key->u.value.kind != AST_V_TEXT)
-                ERR(L, e->key->loc, "JSON member names are text: this key cannot be represented");
-            else
+            if (e->key->u.value.kind != AST_V_TEXT) {
+                never n = { "JSON member names are text", 0 };
+                drop_member(L, e, cddl_fmt(L->ctx, "member %.*s", NAMEF(e->key->u.value.text)), n);
+            } else {
                 add_field(L, node, e->key->u.value.text, e, env);
-            break;
-        case AST_KEY_TYPE: {
-            const ast_value *kv = const_value(L, e->key, env, 0);
-            ir_type *kt;
-            if (kv != NULL && kv->kind == AST_V_TEXT && !(e->has_occur && e->occur_max > 1)) {
-                /* `"name" => T`: a key type of one text value is that member name */
-                add_field(L, node, kv->text, e, env);
-                break;
-            }
-            kt = lower_type(L, e->key, cddl_fmt(L->ctx, "%s_key", node->c_name), node->rule, env);
-            if (resolved(kt)->kind != IR_TEXT || !e->has_occur || e->occur_max != AST_OCCUR_INF) {
-                ERR(L, e->loc, "only a `* text => T` tail is supported for computed keys in JSON maps");
-                break;
-            }
-            node->open = true;
-            {
-                ir_type *vt = lower_type(L, e->type, cddl_fmt(L->ctx, "%s_extra", node->c_name),
-                                         cddl_fmt(L->ctx, "%s.*", node->rule), env);
-                node->extras_type = resolved(vt)->kind == IR_ANY ? NULL : vt;
             }
             break;
-        }
+        case AST_KEY_TYPE:
+            computed_key(L, node, e, env);
+            break;
         case AST_KEY_NONE: {
             size_t before = node->nfields, f;
+            int optional = e->has_occur && e->occur_min == 0;
+            const ast_entry *outer = L->optional_entry;
+            L->optional += optional;
+            L->optional_entry = optional ? e : outer;
+            L->choice_inlined = 0;
             inline_entry(L, node, e, env, depth);
-            if (e->has_occur && e->occur_min == 0 && node->nfields > before + 1)
+            L->optional -= optional;
+            L->optional_entry = outer;
+            if (e->has_occur && e->occur_min == 0 && node->nfields > before + 1 && !L->choice_inlined)
                 diag_report(L->diag, DIAG_WARNING, DIAG_W_LOOSE, e->loc,
                             "an optional group read as optional members: that they come all or none is not checked");
             for (f = before; e->has_occur && e->occur_min == 0 && f < node->nfields; f++)
@@ -1805,13 +2632,18 @@ static void fill_struct(lower *L, ir_type *node, const ast_group *g, const lower
 {
     const ast_entry *only = g->count == 1 && g->choices[0]->count == 1 ? g->choices[0]->entries[0] : NULL;
     node->kind = IR_STRUCT;
-    /* `{* text => T}` alone: a map with computed keys, not a struct. */
-    if (only != NULL && only->key_kind == AST_KEY_TYPE && only->has_occur && only->occur_max == AST_OCCUR_INF) {
-        ir_type *kt = lower_type(L, only->key, cddl_fmt(L->ctx, "%s_key", node->c_name), node->rule, env);
-        if (resolved(kt)->kind == IR_TEXT) {
+    /* `{* text => T}`, `{ 1*3 tstr => T }` alone: a map with computed keys, not a struct. */
+    if (only != NULL && only->key_kind == AST_KEY_TYPE && (only->has_occur ? only->occur_max : 1) > 0) {
+        key_walk k;
+        memset(&k, 0, sizeof k);
+        key_alts(L, only->key, env, &k, 0);
+        if (k.other) {
+            if (k.constrained)
+                diag_report(L->diag, DIAG_WARNING, DIAG_W_LOOSE, only->key->loc,
+                            "the key's pattern or size is not checked: every text key is taken");
             node->kind = IR_MAP;
-            node->occ_min = only->occur_min;
-            node->occ_max = only->occur_max;
+            node->occ_min = only->has_occur ? only->occur_min : 1;
+            node->occ_max = only->has_occur ? only->occur_max : 1;
             node->elem = lower_type(L, only->type, cddl_fmt(L->ctx, "%s_value", node->c_name), cddl_fmt(L->ctx, "%s.*", node->rule), env);
             return;
         }
@@ -1830,7 +2662,8 @@ static int json_class(const ir_type *t)
     case IR_BOOL: return 1;
     case IR_INT: case IR_UINT: return 2;
     case IR_FLOAT: return 3;
-    case IR_TEXT: case IR_ENUM: return 4;
+    case IR_TEXT: return 4;
+    case IR_ENUM: return t->nvalues > 0 && t->values[0].kind != IR_LIT_TEXT ? 2 : 4; /* `200 / 404`: integers */
     case IR_ARRAY: return 5;
     case IR_STRUCT: case IR_MAP: return 6;
     case IR_LITERAL:
@@ -2115,6 +2948,43 @@ static void name_alternatives(lower *L, ir_type *node)
     }
 }
 
+static const ir_literal *sort_values; /* qsort has no context argument: the values being ordered */
+
+static int compare_value_index(const void *pa, const void *pb)
+{
+    unsigned ia = *(const unsigned *)pa, ib = *(const unsigned *)pb;
+    const ir_literal *a = &sort_values[ia], *b = &sort_values[ib];
+    int c;
+    if (a->kind != IR_LIT_TEXT) { /* integers: by value (INT holds the negative ones) */
+        int an = a->kind == IR_LIT_INT && a->i < 0, bn = b->kind == IR_LIT_INT && b->i < 0;
+        if (an != bn)
+            return an ? -1 : 1;
+        if (an)
+            return a->i != b->i ? (a->i < b->i ? -1 : 1) : (ia > ib) - (ia < ib);
+        {
+            uint64_t au = a->kind == IR_LIT_INT ? (uint64_t)a->i : a->u, bu = b->kind == IR_LIT_INT ? (uint64_t)b->i : b->u;
+            return au != bu ? (au < bu ? -1 : 1) : (ia > ib) - (ia < ib);
+        }
+    }
+    if (a->text.len != b->text.len)
+        return a->text.len < b->text.len ? -1 : 1;
+    c = a->text.len == 0 ? 0 : memcmp(a->text.ptr, b->text.ptr, a->text.len);
+    return c != 0 ? c : (ia > ib) - (ia < ib);
+}
+
+/* A wide enum's index, ordered as aps_schema_enum_find searches it: by length, then bytes. */
+static unsigned *sorted_values(lower *L, const ir_type *t)
+{
+    unsigned *idx = cddl_alloc(L->ctx, (t->nvalues ? t->nvalues : 1) * sizeof *idx);
+    size_t i;
+    for (i = 0; i < t->nvalues; i++)
+        idx[i] = (unsigned)i;
+    sort_values = t->values;
+    qsort(idx, t->nvalues, sizeof *idx, compare_value_index);
+    sort_values = NULL;
+    return idx;
+}
+
 static void fill_enum(lower *L, ir_type *node, const ast_type *const *items, size_t count, ir_type *other)
 {
     size_t i, n = 0;
@@ -2146,6 +3016,8 @@ static void fill_enum(lower *L, ir_type *node, const ast_type *const *items, siz
         node->values[n++] = lit;
     }
     node->nvalues = n;
+    if (n > IR_WIDE_ENUM)
+        node->sorted = sorted_values(L, node);
 }
 
 /*
@@ -2167,14 +3039,103 @@ static const char *anonymous_alt_name(lower *L, const ir_type *node, const ast_t
     return cddl_fmt(L->ctx, "%s_%s", node->c_name, items[i]->kind == AST_T_ARRAY ? "array" : "object");
 }
 
+/*
+ * The text literal a type stands for once what JSON cannot match is
+ * dropped: `ds-enabled = JC<"enabled", 0>` is "enabled". Follows names,
+ * generic arguments, parentheses, enabled features and choices left with
+ * one alternative. NULL for anything else.
+ */
+static const ast_type *text_literal(lower *L, const ast_type *t, const lower_env *env, int depth)
+{
+    const ast_type *arg, *one = NULL, **items;
+    const lower_env *caller;
+    const sema_symbol *sym;
+    lower_env inner;
+    size_t i, n, count;
+    if (depth > 16)
+        return NULL;
+    switch (t->kind) {
+    case AST_T_VALUE:
+        return t->u.value.kind == AST_V_TEXT ? t : NULL;
+    case AST_T_PAREN:
+        return ast_paren_inner(t) != NULL ? text_literal(L, ast_paren_inner(t), env, depth + 1) : NULL;
+    case AST_T_CONTROL:
+        return ast_str_eq(t->u.control.op, "feature") ? text_literal(L, t->u.control.target, env, depth + 1) : NULL;
+    case AST_T_CHOICE:
+        items = (const ast_type **)t->u.choice.items;
+        count = t->u.choice.count;
+        break;
+    case AST_T_NAME:
+        if (find_param(env, t->u.name.name, &arg, &caller))
+            return text_literal(L, arg, caller, depth + 1);
+        sym = symbol_of(L, t->u.name.name);
+        if (sym == NULL || sym->from_prelude || sym->kind != SEMA_TYPE)
+            return NULL;
+        if ((sym->def ? sym->def : sym->alts[0])->nparams > 0) {
+            const ast_rule *def = sym->def ? sym->def : sym->alts[0];
+            if (t->u.name.args.count != def->nparams)
+                return NULL;
+            inner.rule = def;
+            inner.args = &t->u.name.args;
+            inner.caller = env;
+            env = &inner;
+        } else {
+            env = NULL;
+        }
+        items = rule_bodies(L, sym, &count);
+        break;
+    default:
+        return NULL;
+    }
+    for (i = n = 0; i < count; i++) {
+        if (never_of(L, items[i], env, depth + 1).why != NULL)
+            continue;
+        one = items[i];
+        n++;
+    }
+    return n == 1 ? text_literal(L, one, env, depth + 1) : NULL;
+}
+
 static void fill_choice(lower *L, ir_type *node, const ast_type *const *items, size_t count,
                         const lower_env *env)
 {
     ir_type **alts = NULL;
     src_loc *locs = NULL;
-    size_t i, nalts = 0, nlocs = 0, texts = 0;
+    size_t i, nalts = 0, nlocs = 0, texts = 0, written = count;
     ir_type *other = NULL;
+    const ast_type **kept = cddl_alloc(L->ctx, (count ? count : 1) * sizeof *kept);
     node->kind = IR_UNION;
+    /* What JSON cannot match is dropped first (see `applicable`); one alternative left is that type. */
+    count = applicable(L, items, count, env, kept, node->loc);
+    items = kept;
+    if (count == 0) {
+        node->kind = IR_ANY; /* reported */
+        return;
+    }
+    if (count == 1 && written > 1) {
+        become(L, node, lower_type(L, items[0], cddl_fmt(L->ctx, "%s_alt1", node->c_name),
+                                   cddl_fmt(L->ctx, "%s/1", node->rule), env));
+        return;
+    }
+    /* `200 / 404 / 500`: an enumeration of integers, one table however many there are */
+    for (i = 0; i < count && items[i]->kind == AST_T_VALUE && items[i]->u.value.kind == AST_V_INT &&
+                !items[i]->u.value.overflow; i++)
+        ;
+    if (i == count) {
+        fill_enum(L, node, items, count, NULL);
+        return;
+    }
+    /* `ds-enabled / disabled / ...`, each `JC<"enabled", 0>`: the text literals they stand for */
+    for (i = 0; i < count && (items[i]->kind != AST_T_VALUE || items[i]->u.value.kind == AST_V_TEXT) &&
+                text_literal(L, items[i], env, 0) != NULL; i++)
+        ;
+    if (i == count) {
+        const ast_type **lits = cddl_alloc(L->ctx, count * sizeof *lits);
+        for (i = 0; i < count; i++)
+            lits[i] = text_literal(L, items[i], env, 0);
+        fill_enum(L, node, lits, count, NULL);
+        return;
+    }
     /* Literal enums: text literals, plus at most one text type for the rest (Channel). */
     for (i = 0; i < count; i++)
         if (items[i]->kind == AST_T_VALUE && items[i]->u.value.kind == AST_V_TEXT)
@@ -2386,12 +3347,40 @@ static void break_value_cycles(lower *L, ir_type *t, int depth)
     t->order_state = 2;
 }
 
-int lower_module(cddl_ctx *ctx, const sema_table *table, const ast_document *doc,
-                 const char *const *roots, size_t nroots, ir_module *out)
+/*
+ * A rule no JSON value can match (`oid = #6.111(bstr)`, `cbor-only = C .feature
+ * "cbor"`) gets no C type: a -Wjson warning says so (none for a feature not
+ * enabled), and each use of it where nothing else is allowed is an error
+ * there. Returns 1 when the rule is to be skipped.
+ */
+static int skip_rule(lower *L, const sema_symbol *sym, int asked)
 {
+    const ast_rule *def = sym->def ? sym->def : sym->alts[0];
+    never n = never_rule(L, sym, NULL, NULL, 0);
+    if (n.why == NULL)
+        return 0;
+    if (asked)
+        ERR(L, def->name_loc, "'%.*s' matches no JSON value (%s): there is nothing to generate",
+            NAMEF(sym->name), n.why);
+    else if (!n.by_feature)
+        diag_report(L->diag, DIAG_WARNING, DIAG_W_JSON, def->name_loc,
+                    "'%.*s' matches no JSON value (%s): no C type is generated for it", NAMEF(sym->name), n.why);
+    return 1;
+}
+
+int lower_module(cddl_ctx *ctx, const sema_table *table, const ast_document *doc,
+                 const lower_options *o, ir_module *out)
+{
+    static const lower_options defaults;
     lower *L = cddl_alloc(ctx, sizeof *L);
     unsigned before = ctx->diag->errors;
-    size_t i;
+    size_t i, skipped = 0;
+    const char *const *roots;
+    size_t nroots;
+    if (o == NULL)
+        o = &defaults;
+    roots = o->roots;
+    nroots = o->nroots;
     memset(out, 0, sizeof *out);
     L->ctx = ctx;
     L->diag = ctx->diag;
@@ -2401,6 +3390,10 @@ int lower_module(cddl_ctx *ctx, const sema_table *table, const ast_document *doc
     L->by_symbol = cddl_alloc(ctx, (table->count + 1) * sizeof *L->by_symbol);
     L->group_unions = cddl_alloc(ctx, (table->count + 1) * sizeof *L->group_unions);
     L->visited = cddl_alloc(ctx, (table->count + 1) * sizeof *L->visited);
+    L->never_state = cddl_alloc(ctx, (table->count + 1) * sizeof *L->never_state);
+    L->never_memo = cddl_alloc(ctx, (table->count + 1) * sizeof *L->never_memo);
+    L->features = o->features;
+    L->nfeatures = o->nfeatures;
     init_prims(L);
     if (nroots > 0) {
         for (i = 0; i < nroots; i++) {
@@ -2414,7 +3407,7 @@ int lower_module(cddl_ctx *ctx, const sema_table *table, const ast_document *doc
                 lower_group_rule(L, sym, NULL);
             else if ((sym->def ? sym->def : sym->alts[0])->nparams > 0)
                 diag_plain(ctx->diag, DIAG_ERROR, "cddlgen", "--root %s: a generic rule needs arguments", roots[i]);
-            else
+            else if (!skip_rule(L, sym, 1))
                 lower_rule(L, sym, NULL, NULL);
         }
     } else {
@@ -2422,12 +3415,16 @@ int lower_module(cddl_ctx *ctx, const sema_table *table, const ast_document *doc
             const sema_symbol *sym = sema_lookup(table, doc->rules[i]->name);
             if (sym == NULL || doc->rules[i]->nparams > 0)
                 continue;
-            if (sym->kind == SEMA_TYPE)
+            if (sym->kind == SEMA_TYPE && skip_rule(L, sym, 0))
+                skipped++;
+            else if (sym->kind == SEMA_TYPE)
                 lower_rule(L, sym, NULL, NULL);
             else if (group_of_types(sym))
                 lower_group_rule(L, sym, NULL); /* `Message = ( Response // Event )` is a type too */
         }
     }
+    if (skipped > 0 && out->count == 0 && ctx->diag->errors == before)
+        diag_plain(ctx->diag, DIAG_ERROR, "cddlgen", "no rule of this schema matches a JSON value: there is nothing to generate");
     for (i = 0; i < out->count; i++)
         break_value_cycles(L, out->types[i], 0);
     for (i = 0; i < out->count; i++)

@@ -10,12 +10,21 @@
 #include "ir.h"
 #include "sema.h"
 
+/* What to lower. All zero: every type rule, with only the feature "json". */
+typedef struct lower_options {
+    const char *const *roots;   /* lower only what these rules reach (nroots > 0) */
+    size_t nroots;
+    const char *const *features;/* RFC 9165 features enabled beside "json": an alternative
+                                   marked `.feature` with another name is not applicable */
+    size_t nfeatures;
+} lower_options;
+
 /*
- * Lowers every type rule of `doc` (or only what `roots` reach, when
- * nroots > 0) into `out`, in a deterministic order.
+ * Lowers every type rule of `doc` (or only what o->roots reach) into `out`,
+ * in a deterministic order. `o` may be NULL.
  */
 int lower_module(cddl_ctx *ctx, const sema_table *table, const ast_document *doc,
-                 const char *const *roots, size_t nroots, ir_module *out);
+                 const lower_options *o, ir_module *out);
 
 /*
  * Do members a and b share a spelling, schema or snake_case? Then which one

@@ -44,6 +44,8 @@ static const char usage_text[] =
     "  --prefix P           prefix of every generated symbol (generate; default: ap)\n"
     "  --out DIR            where generate writes its files (default: .; made with its parents if missing)\n"
     "  --root RULE          generate only what RULE reaches (repeatable)\n"
+    "  --feature NAME       enable an RFC 9165 feature beside \"json\" (repeatable): a type\n"
+    "                       marked `.feature` with a name not enabled matches nothing\n"
     "  --templates DIR      templates to use instead of the built-in ones\n"
     "  --embed-runtime      generate: put the runtime in PREFIX.h and PREFIX.c too, so the\n"
     "                       pair compiles alone (vendoring; one such pair per program)\n"
@@ -65,7 +67,7 @@ static const char usage_text[] =
     "                       validate: also SSE that ends inside an event\n"
     "  -Wunused             warn about rules nothing references\n"
     "  -Wno-GROUP           silence a warning group (loose, choice, naming, shadow, range,\n"
-    "                       pedantic)\n"
+    "                       pedantic, json)\n"
     "  -Werror              treat all warnings as errors\n"
     "  --help, --version\n"
     "\n"
@@ -77,6 +79,8 @@ typedef struct options {
     int nfiles;
     const char **roots;
     int nroots;
+    const char **features;     /* --feature NAME */
+    int nfeatures;
     cddl_compile_options compile; /* --strict and the -W flags */
     emit_options emit;
     int embed_runtime;         /* generate --embed-runtime */
@@ -92,7 +96,7 @@ static int set_warning(cddl_compile_options *o, const char *name, int on)
     static const struct { const char *name; diag_group group; } groups[] = {
         { "loose", DIAG_W_LOOSE }, { "unused", DIAG_W_UNUSED }, { "choice", DIAG_W_CHOICE },
         { "naming", DIAG_W_NAMING }, { "shadow", DIAG_W_SHADOW }, { "range", DIAG_W_RANGE },
-        { "pedantic", DIAG_W_PEDANTIC },
+        { "pedantic", DIAG_W_PEDANTIC }, { "json", DIAG_W_JSON },
     };
     size_t i;
     for (i = 0; i < sizeof groups / sizeof groups[0]; i++) {
@@ -139,9 +143,10 @@ static int parse_args(int argc, char **argv, options *o)
     int i;
     o->files = calloc((size_t)argc, sizeof *o->files);
     o->roots = calloc((size_t)argc, sizeof *o->roots);
+    o->features = calloc((size_t)argc, sizeof *o->features);
     o->emit.prefix = "ap";
     o->emit.out_dir = ".";
-    if (o->files == NULL || o->roots == NULL)
+    if (o->files == NULL || o->roots == NULL || o->features == NULL)
         return 2;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -154,7 +159,8 @@ static int parse_args(int argc, char **argv, options *o)
                              : strcmp(a, "--input") == 0 ? &o->validate.input
                              : strcmp(a, "--case") == 0 ? &o->validate.key_case
                              : strcmp(a, "--max-errors") == 0 ? &o->max_record_errors
-                             : strcmp(a, "--root") == 0 ? &o->roots[o->nroots] : NULL;
+                             : strcmp(a, "--root") == 0 ? &o->roots[o->nroots]
+                             : strcmp(a, "--feature") == 0 ? &o->features[o->nfeatures] : NULL;
         if (value == NULL && strncmp(a, "--", 2) == 0 && strchr(a, '=') != NULL) {
             /* --name=value, for each option that takes a value */
             static const char *const names[] = { "--format=", "--input=", "--output=", "--case=", "--type=",
@@ -183,6 +189,8 @@ static int parse_args(int argc, char **argv, options *o)
             *value = argv[++i];
             if (value == &o->roots[o->nroots])
                 o->nroots++;
+            if (value == &o->features[o->nfeatures])
+                o->nfeatures++;
             continue;
         }
         if (strcmp(a, "--strict") == 0) {
@@ -220,6 +228,10 @@ static int parse_args(int argc, char **argv, options *o)
         return 2;
     }
     o->validate.max_errors = 100;
+    o->compile.features = o->features;
+    o->compile.nfeatures = (size_t)o->nfeatures;
+    o->validate.features = o->features;
+    o->validate.nfeatures = (size_t)o->nfeatures;
     if (o->max_record_errors != NULL && parse_count(o->max_record_errors, &o->validate.max_errors) != 0) {
         fprintf(stderr, "cddlgen: error: --max-errors takes a whole number of decimal digits, not '%.60s'\n",
                 o->max_record_errors);

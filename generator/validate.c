@@ -120,10 +120,13 @@ static int parse_format(const char *s, aps_record_format *out)
  * after errors in the schema, or 2 (unreadable, out of memory, or `type`
  * names no rule of the schema). interp_type allocates: ctx->oom must be set.
  */
-static int compile_type(cddl_ctx *ctx, cddl_unit *u, const char *schema, const char *type, run *r)
+static int compile_type(cddl_ctx *ctx, cddl_unit *u, const char *schema, const char *type,
+                        const validate_options *o, run *r)
 {
     /* the schema's own warnings are not what a person validating instances asked about */
     cddl_compile_options copt = { .stop_after = CDDL_STAGE_CHECK, .warn_off = CDDL_WARN_ALL };
+    copt.features = o->features;
+    copt.nfeatures = o->nfeatures;
     ast_str name = { type, strlen(type) };
     const sema_symbol *sym;
     int rc = cddl_compile(ctx, u, &copt);
@@ -258,7 +261,7 @@ int validate_files(const char *schema, const char *const *files, size_t nfiles,
         return 2;
     }
     ctx.oom = &oom;
-    if ((rc = compile_type(&ctx, &u, schema, o->type, &r)) != 0) {
+    if ((rc = compile_type(&ctx, &u, schema, o->type, o, &r)) != 0) {
         cddl_unit_deinit(&u);
         cddl_ctx_deinit(&ctx);
         return rc;

@@ -19,6 +19,8 @@ typedef struct validate_options {
     int tolerant;         /* --tolerant: accept unknown union variants (validation reports them) */
     int strict;           /* --strict: an SSE stream that ends inside an event is an error, not a warning */
     unsigned long long max_errors; /* --max-errors: reports shown at most (0: all) */
+    const char *const *features; /* --feature NAME: RFC 9165 features enabled beside "json" */
+    size_t nfeatures;
 } validate_options;
 
 /*

@@ -162,6 +162,80 @@ void aps_schema_priv_int_range(char *buf, size_t cap, const aps_type *t, const c
                  (long long)t->u.i.max, n, got);
 }
 
+/* ---- enumerations ------------------------------------------------------- */
+
+/* Order of the sorted index of texts: by length, then bytes (a short compare first). */
+static int enum_cmp(const aps_literal *lit, const char *s, size_t len)
+{
+    if (lit->len != len)
+        return lit->len < len ? -1 : 1;
+    return len == 0 ? 0 : memcmp(lit->text, s, len);
+}
+
+/* A JSON integer's spelling as sign and magnitude; false for anything else (a fraction, 2^64). */
+static bool integer_spelling(const char *s, size_t len, bool *neg, uint64_t *mag)
+{
+    size_t i = 0;
+    uint64_t m = 0;
+    *neg = len > 0 && s[0] == '-';
+    i = *neg;
+    if (i >= len || (s[i] == '0' && len > i + 1))
+        return false;
+    for (; i < len; i++) {
+        unsigned d = (unsigned)(unsigned char)s[i] - '0';
+        if (d > 9 || m > (UINT64_MAX - d) / 10)
+            return false;
+        m = m * 10 + d;
+    }
+    *mag = m;
+    return !(*neg && m == 0 && len > 2);
+}
+
+/* Order of the sorted index of integers: by value. */
+static int enum_int_cmp(const aps_literal *lit, bool neg, uint64_t mag)
+{
+    bool lneg = lit->kind == APS_LIT_INT && lit->i < 0;
+    uint64_t lmag = lneg ? (uint64_t)(-(lit->i + 1)) + 1 : lit->kind == APS_LIT_INT ? (uint64_t)lit->i : lit->u;
+    if (lneg != neg)
+        return lneg ? -1 : 1;
+    if (lmag == mag)
+        return 0;
+    return (lmag < mag) != lneg ? -1 : 1;
+}
+
+static int enum_entry_cmp(const aps_literal *lit, const char *s, size_t len, bool ints, bool neg, uint64_t mag)
+{
+    return ints ? enum_int_cmp(lit, neg, mag) : enum_cmp(lit, s, len);
+}
+
+int aps_schema_enum_find(const aps_type *t, const char *text, size_t len)
+{
+    const aps_literal *v = t->u.enm.values;
+    size_t lo = 0, hi = t->u.enm.count, i;
+    bool ints = aps_schema_priv_enum_of_ints(t), neg = false;
+    uint64_t mag = 0;
+    if (ints && !integer_spelling(text, len, &neg, &mag))
+        return 0;
+    if (t->u.enm.sorted == NULL) {
+        for (i = 0; i < hi; i++)
+            if (ints ? enum_int_cmp(&v[i], neg, mag) == 0 : aps_schema_priv_text_is(&v[i], text, len))
+                return (int)(i + 1);
+        return 0;
+    }
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        unsigned k = t->u.enm.sorted[mid];
+        int c = enum_entry_cmp(&v[k], text, len, ints, neg, mag);
+        if (c == 0)
+            return (int)k + 1;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return 0;
+}
+
 /* ---- JSON kinds --------------------------------------------------------- */
 
 bool aps_schema_priv_kind_fits(const aps_type *t, aps_json_kind jk, bool is_int, int depth)
@@ -173,8 +247,8 @@ bool aps_schema_priv_kind_fits(const aps_type *t, aps_json_kind jk, bool is_int,
     case APS_K_INT:
     case APS_K_UINT: return jk == APS_JSON_NUMBER && is_int;
     case APS_K_FLOAT: return jk == APS_JSON_NUMBER;
-    case APS_K_TEXT:
-    case APS_K_ENUM: return jk == APS_JSON_STRING;
+    case APS_K_TEXT: return jk == APS_JSON_STRING;
+    case APS_K_ENUM: return aps_schema_priv_enum_of_ints(t) ? jk == APS_JSON_NUMBER && is_int : jk == APS_JSON_STRING;
     case APS_K_STRUCT:
     case APS_K_MAP: return jk == APS_JSON_OBJECT;
     case APS_K_ARRAY: return jk == APS_JSON_ARRAY;

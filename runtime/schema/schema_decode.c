@@ -265,16 +265,16 @@ static APS_NOINLINE aps_status fail_one_of(dctx *c, const aps_literal *values, s
 static aps_status decode_enum(dctx *c, const aps_type *t, void *out)
 {
     const aps_literal *v = t->u.enm.values;
-    size_t i, n = t->u.enm.count;
+    size_t n = t->u.enm.count;
     aps_slice s;
-    aps_status st = aps_json_read_string(c->r, &s, c->err);
+    int k;
+    aps_status st = aps_schema_priv_enum_of_ints(t) ? aps_json_read_number(c->r, &s, c->err)
+                                                    : aps_json_read_string(c->r, &s, c->err);
     if (st != APS_OK)
         return st;
-    for (i = 0; i < n; i++) {
-        if (aps_schema_priv_text_is(&v[i], s.ptr, s.len)) {
-            *(int *)out = (int)(i + 1);
-            return APS_OK;
-        }
+    if ((k = aps_schema_enum_find(t, s.ptr, s.len)) > 0) {
+        *(int *)out = k;
+        return APS_OK;
     }
     if (t->u.enm.other != NULL) {
         char msg[APS_ERROR_MESSAGE_MAX];
@@ -725,6 +725,9 @@ static aps_status struct_body(dctx *c, const aps_type *t, char *base, const char
     }
     if ((st = check_required(c, pf, np, 0, &s)) != APS_OK || (st = check_required(c, af, na, np, &s)) != APS_OK)
         return st;
+    if (extras != NULL && APS_UNLIKELY(extras->count < t->u.st.extras_min ||
+                                       (t->u.st.extras_max != 0 && extras->count > t->u.st.extras_max)))
+        return fail_count(c, extras->count, t->u.st.extras_min, t->u.st.extras_max, "extra member");
     if (vt != NULL) {
         aps_json_raw *raw = APS_AT(base, t->u.st.variants_offset + vt->u.un.raw_offset, aps_json_raw);
         raw->ptr = start;
@@ -854,8 +857,8 @@ static const char *kind_name(const aps_type *t)
     case APS_K_INT:
     case APS_K_UINT: return "an integer";
     case APS_K_FLOAT: return "a number";
-    case APS_K_TEXT:
-    case APS_K_ENUM: return "a string";
+    case APS_K_TEXT: return "a string";
+    case APS_K_ENUM: return aps_schema_priv_enum_of_ints(t) ? "an integer" : "a string";
     case APS_K_STRUCT:
     case APS_K_MAP: return "an object";
     case APS_K_ARRAY: return "an array";

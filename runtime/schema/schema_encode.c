@@ -228,6 +228,8 @@ static aps_status encode(ectx *c, const aps_type *t, const void *value)
         const aps_slice *s;
         if (k > 0 && (size_t)k <= t->u.enm.count) {
             const aps_literal *lit = &t->u.enm.values[k - 1];
+            if (lit->kind != APS_LIT_TEXT)
+                return put_literal(w, lit);
             ok = aps_json_impl_put_string(w, lit->text, lit->len);
             break;
         }

@@ -329,12 +329,16 @@ static const char *fast_enum(fast_ctx *c, const aps_type *t, const char *p, void
 {
     char msg[APS_ERROR_MESSAGE_MAX];
     aps_slice s;
-    size_t i;
-    if ((p = aps_fast_string(c, p, &s)) == NULL)
-        return NULL;
-    for (i = 0; i < t->u.enm.count; i++) {
-        if (fast_text_is(&t->u.enm.values[i], s)) {
-            *(int *)out = (int)(i + 1);
+    int k;
+    if (aps_schema_priv_enum_of_ints(t) || (p = aps_fast_string(c, p, &s)) == NULL)
+        return NULL; /* integers: the exact decoder reads them */
+    if (t->u.enm.sorted != NULL && (k = aps_schema_enum_find(t, s.ptr, s.len)) > 0) {
+        *(int *)out = k;
+        return p;
+    }
+    for (k = 0; t->u.enm.sorted == NULL && (size_t)k < t->u.enm.count; k++) {
+        if (fast_text_is(&t->u.enm.values[k], s)) {
+            *(int *)out = k + 1;
             return p;
         }
     }
@@ -970,7 +974,8 @@ static const char *fast_body(fast_ctx *c, const char *p, int closed, const char 
     o.abase = o.u != NULL ? o.ubase + o.u->u.un.payload_offset : NULL;
     o.seen = o.first_seen = seen;
     o.first = p;
-    if (o.np > FAST_MAX_FIELDS)
+    /* a counted tail (`1*3 text => T`) is counted by the exact decoder, which says where it fails */
+    if (o.np > FAST_MAX_FIELDS || st->u.st.extras_min != 0 || st->u.st.extras_max != 0)
         return NULL;
     while (!closed) {
         if ((p = fast_object_member(c, &o, p)) == NULL)

@@ -74,6 +74,12 @@ APS_INTERNAL void aps_schema_priv_int_range(char *buf, size_t cap, const aps_typ
                                size_t got_len);
 
 /* Equality of a decoded string with a text literal. */
+/* An enumeration of integer literals (`200 / 404 / 500`), read and written as JSON numbers. */
+static inline bool aps_schema_priv_enum_of_ints(const aps_type *t)
+{
+    return t->u.enm.count > 0 && t->u.enm.values[0].kind != APS_LIT_TEXT;
+}
+
 static inline bool aps_schema_priv_text_is(const aps_literal *lit, const char *s, size_t len)
 {
     return lit->kind == APS_LIT_TEXT && lit->len == len && (len == 0 || memcmp(lit->text, s, len) == 0);

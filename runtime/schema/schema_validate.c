@@ -183,10 +183,8 @@ static APS_NOINLINE aps_status check_enum_other(vctx *v, const aps_type *t, cons
                      t->name != NULL ? t->name : "the enumeration");
     if ((st = check_text(v, t->u.enm.other, s)) != APS_OK)
         return st;
-    for (i = 0; i < t->u.enm.count; i++) {
-        if (aps_schema_priv_text_is(&t->u.enm.values[i], s->ptr, s->len))
-            return validate_fail(v, APS_E_ARGUMENT, "other value equal to listed value %zu", i + 1);
-    }
+    if ((i = (size_t)aps_schema_enum_find(t, s->ptr, s->len)) > 0)
+        return validate_fail(v, APS_E_ARGUMENT, "other value equal to listed value %zu", i);
     return APS_OK;
 }
 
@@ -412,6 +410,9 @@ static APS_NOINLINE aps_status check_struct(vctx *v, const aps_type *t, const ch
     }
     if (t->u.st.open) {
         const aps_json_members *x = APS_CAT(base, t->u.st.extras_offset, aps_json_members);
+        if ((st = check_count(v, x->count, t->u.st.extras_min, t->u.st.extras_max ? t->u.st.extras_max : SIZE_MAX,
+                              "extra member")) != APS_OK)
+            return st;
         if (x->count != 0)
             return check_extras(v, t, alt, x);
     }

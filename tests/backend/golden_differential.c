@@ -22,6 +22,12 @@
  * The table `goldens` (golden_table.h) is written by CMake from the golden
  * and upstream directories, so a new schema is tested without editing this
  * file.
+ *
+ * With arguments, `NAME TYPE valid|invalid FILE.jsonl`, it runs hand-written
+ * instances instead: each line of FILE through golden NAME's generated
+ * decoder for TYPE must be accepted (valid: then it validates, and encodes
+ * to bytes that decode and encode to the same bytes) or refused (invalid),
+ * and each decode path alone must agree with the exact decoder.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -488,11 +494,83 @@ static int test_schema(const golden *g, aps_arena *arena, long *types_tested)
     return 0;
 }
 
-int main(void)
+/* One line of an instances file: its verdict as the generated code gives it. Returns 0 when as wanted. */
+static int instance(const aps_type *t, const char *json, size_t len, int want_valid, aps_arena *arena)
+{
+    void *v = calloc(1, t->size ? t->size : 1), *again = calloc(1, t->size ? t->size : 1);
+    aps_decode_options opt;
+    aps_error err = APS_ERROR_INIT;
+    aps_status st;
+    int ok = 1;
+    memset(&opt, 0, sizeof opt);
+    opt.strict = true;
+    aps_arena_reset(arena);
+    st = aps_schema_decode(t, json, len, arena, v, &opt, &err);
+    if ((st == APS_OK) != want_valid) {
+        fprintf(stderr, "  %.*s: %s (%s)\n", (int)len, json, st == APS_OK ? "accepted" : "refused", err.message);
+        ok = 0;
+    } else if (st == APS_OK) {
+        size_t n1 = 0, n2 = 0;
+        char *e1 = NULL, *e2 = NULL;
+        ok = aps_schema_validate(t, v, true, &err) == APS_OK && (e1 = encode(t, v, APS_CASE_SCHEMA, &n1)) != NULL &&
+             aps_schema_decode(t, e1, n1, arena, again, &opt, &err) == APS_OK &&
+             (e2 = encode(t, again, APS_CASE_SCHEMA, &n2)) != NULL && n1 == n2 && memcmp(e1, e2, n1) == 0;
+        if (!ok)
+            fprintf(stderr, "  %.*s: does not validate or round-trip (%s)\n", (int)len, json, err.message);
+        free(e1);
+        free(e2);
+    }
+    if (!paths_agree(t, json, len, &opt, arena)) {
+        fprintf(stderr, "  %.*s: a fast path and the exact decoder disagree\n", (int)len, json);
+        ok = 0;
+    }
+    free(v);
+    free(again);
+    return ok ? 0 : 1;
+}
+
+/* `NAME TYPE valid|invalid FILE`: see the header comment. */
+static int run_instances(char **argv)
+{
+    const golden *g = NULL;
+    const aps_type *t = NULL;
+    size_t i, n, lines = 0, failed = 0;
+    char line[65536];
+    aps_arena arena;
+    FILE *f;
+    for (i = 0; i < sizeof goldens / sizeof goldens[0]; i++)
+        if (strcmp(goldens[i].name, argv[1]) == 0)
+            g = &goldens[i];
+    for (i = 0; g != NULL && i < *g->count; i++)
+        if (strcmp(g->types[i].name, argv[2]) == 0)
+            t = g->types[i].type;
+    if (t == NULL || (f = fopen(argv[4], "r")) == NULL) {
+        fprintf(stderr, "no golden %s with type %s, or no file %s\n", argv[1], argv[2], argv[4]);
+        return 2;
+    }
+    aps_arena_init(&arena, NULL);
+    while (fgets(line, sizeof line, f) != NULL) {
+        n = strlen(line);
+        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+            n--;
+        if (n == 0)
+            continue;
+        lines++;
+        failed += (size_t)instance(t, line, n, strcmp(argv[3], "valid") == 0, &arena);
+    }
+    fclose(f);
+    aps_arena_deinit(&arena);
+    printf("%s %s: %zu lines, %zu not %s\n", argv[1], argv[2], lines, failed, argv[3]);
+    return failed == 0 && lines > 0 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
 {
     aps_arena arena;
     size_t i;
     long types = 0;
+    if (argc == 5)
+        return run_instances(argv);
     aps_arena_init(&arena, NULL);
     for (i = 0; i < sizeof goldens / sizeof goldens[0]; i++) {
         long before = types;

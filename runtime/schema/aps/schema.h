@@ -172,6 +172,10 @@ struct aps_type {
                                             (`tstr .regexp "custom:.+"`), stored as aps_slice
                                             at other_offset; NULL: none accepted */
             size_t other_offset;
+            const unsigned *sorted;      /* indices of `values` ordered as aps_schema_enum_find
+                                            searches them (texts by length, then bytes; integers
+                                            by value): a wide enum costs log n compares; NULL:
+                                            searched in order */
         } enm;
         struct {
             const aps_field *fields;
@@ -182,6 +186,8 @@ struct aps_type {
             const aps_type *variants;    /* a union of structs whose members are inlined
                                             into this object (Command's CommandData), or NULL */
             size_t variants_offset;
+            size_t extras_min, extras_max; /* how many unknown members the tail allows
+                                            (`1*3 text => T`); extras_max 0: no bound */
         } st;
         struct {
             const aps_type *elem;
@@ -342,6 +348,14 @@ APS_NODISCARD aps_status aps_schema_encode(const aps_type *type, const void *val
 APS_NODISCARD aps_status aps_schema_validate(const aps_type *type, const void *value, bool strict,
                                              aps_error *err);
 
+/*
+ * The value of the enumeration `t` (an APS_K_ENUM) spelled by the `len`
+ * bytes at `text`: 1 + its index in t->u.enm.values, or 0 when it is none
+ * of them. A binary search when the descriptor has its sorted index
+ * (cddlgen writes one for wide enumerations), else a scan in order.
+ * Thread-safe; allocates nothing.
+ */
+int aps_schema_enum_find(const aps_type *t, const char *text, size_t len);
 
 #ifdef __cplusplus
 }

@@ -20,9 +20,6 @@ static const aps_type bits_permissions_small_type;
 static const aps_type bits_tcp_bit_alt1_type;
 static const aps_type bits_tcp_bit_alt2_type;
 static const aps_type bits_tcp_bit_alt3_type;
-static const aps_type bits_access_alt1_type;
-static const aps_type bits_access_alt2_type;
-static const aps_type bits_access_alt3_type;
 static int bits_permissions_fast_index(const aps_fast_ctx *c, aps_slice k);
 static int bits_permissions_fast_member(aps_fast_ctx *c, aps_slice k, const char **pp, bits_permissions_t *out,
     uint64_t *seen);
@@ -152,41 +149,16 @@ const aps_type bits_tcp_bit_type = {
     },
 };
 
-static const aps_type bits_access_alt1_type = {
-    .kind = APS_K_LITERAL,
-    .name = "Access/1",
-    .u.lit = { .kind = APS_LIT_UINT, .u = UINT64_C(0) },
-};
-
-static const aps_type bits_access_alt2_type = {
-    .kind = APS_K_LITERAL,
-    .name = "Access/2",
-    .u.lit = { .kind = APS_LIT_UINT, .u = UINT64_C(1) },
-};
-
-static const aps_type bits_access_alt3_type = {
-    .kind = APS_K_LITERAL,
-    .name = "Access/3",
-    .u.lit = { .kind = APS_LIT_UINT, .u = UINT64_C(2) },
-};
-
-static const aps_type *const bits_access_type_alts[] = {
-    &bits_access_alt1_type,
-    &bits_access_alt2_type,
-    &bits_access_alt3_type,
+static const aps_literal bits_access_type_values[] = {
+    { .kind = APS_LIT_UINT, .u = UINT64_C(0) },
+    { .kind = APS_LIT_UINT, .u = UINT64_C(1) },
+    { .kind = APS_LIT_UINT, .u = UINT64_C(2) },
 };
 const aps_type bits_access_type = {
-    .kind = APS_K_UNION,
+    .kind = APS_K_ENUM,
     .name = "Access",
     .size = sizeof(bits_access_t),
-    .u.un = {
-        .cls = APS_U_UNTAGGED,
-        .alts = bits_access_type_alts,
-        .nalts = 3,
-        .kind_offset = offsetof(bits_access_t, kind),
-        .payload_offset = offsetof(bits_access_t, u),
-        .raw_offset = offsetof(bits_access_t, raw),
-    },
+    .u.enm = { .values = bits_access_type_values, .count = 3 },
 };
 
 /* The member of Permissions that the name k names: its number, or -1. */
@@ -581,14 +553,6 @@ aps_status bits_access_decode_opts(const char *json, size_t len, aps_arena *aren
     return aps_schema_decode(&bits_access_type, json, len, arena, out, options, err);
 }
 
-aps_status bits_access_decode_as(const char *json, size_t len, aps_arena *arena,
-    bits_access_kind alt, bits_access_t *out, aps_error *err)
-{
-    if ((int)alt < 1)
-        return APS_E_ARGUMENT;
-    return aps_schema_decode_as(&bits_access_type, (size_t)alt - 1, json, len, arena, out, NULL, err);
-}
-
 aps_status bits_access_encode(const bits_access_t *value, aps_json_writer *w, aps_error *err)
 {
     return aps_schema_encode(&bits_access_type, value, w, NULL, err);
@@ -627,13 +591,24 @@ const char *bits_tcp_bit_kind_name(bits_tcp_bit_kind k)
     }
 }
 
-const char *bits_access_kind_name(bits_access_kind k)
+const char *bits_access_name(bits_access_t v)
 {
-    switch (k) {
-    case BITS_ACCESS_INTEGER: return "Access/1";
-    case BITS_ACCESS_INTEGER_2: return "Access/2";
-    case BITS_ACCESS_INTEGER_3: return "Access/3";
+    switch (v) {
+    case BITS_ACCESS_N_0: return "0";
+    case BITS_ACCESS_N_1: return "1";
+    case BITS_ACCESS_N_2: return "2";
     default: return "";
     }
+}
+
+bits_access_t bits_access_parse(const char *text, size_t len)
+{
+    if (len == 1 && memcmp(text, "0", 1) == 0)
+        return BITS_ACCESS_N_0;
+    if (len == 1 && memcmp(text, "1", 1) == 0)
+        return BITS_ACCESS_N_1;
+    if (len == 1 && memcmp(text, "2", 1) == 0)
+        return BITS_ACCESS_N_2;
+    return BITS_ACCESS_NONE;
 }
 

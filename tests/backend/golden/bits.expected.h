@@ -62,7 +62,6 @@ extern "C" {
 
 typedef struct bits_permissions bits_permissions_t;
 typedef struct bits_tcp_bit bits_tcp_bit_t;
-typedef struct bits_access bits_access_t;
 
 /**
  * Schema: `TcpFlags` (bits.cddl:8).
@@ -112,26 +111,17 @@ struct bits_tcp_bit {
     aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
-/** Which alternative a value of bits_access_t holds. */
-typedef enum bits_access_kind {
-    BITS_ACCESS_UNKNOWN = 0, /**< not decoded, or (tolerant decoding) a variant this schema does not know: see raw */
-    BITS_ACCESS_INTEGER = 1, /**< Access/1 */
-    BITS_ACCESS_INTEGER_2 = 2, /**< Access/2 */
-    BITS_ACCESS_INTEGER_3 = 3, /**< Access/3 */
-} bits_access_kind;
-
 /**
  * The bit numbers, a choice of their values when used as a type.
  *
  * Schema: `Access` (bits.cddl:12).
  */
-struct bits_access {
-    bits_access_kind kind; /**< chosen by trying each alternative in order (untagged) */
-    union {
-        char none_; /**< every alternative is a literal: kind says it all */
-    } u;
-    aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
-};
+typedef enum bits_access {
+    BITS_ACCESS_NONE = 0, /**< a zeroed value: none of the members */
+    BITS_ACCESS_N_0 = 1, /**< 0 */
+    BITS_ACCESS_N_1 = 2, /**< 1 */
+    BITS_ACCESS_N_2 = 3, /**< 2 */
+} bits_access_t;
 
 /* ---- Permissions ---- */
 extern const aps_type bits_permissions_type;
@@ -200,9 +190,6 @@ APS_NODISCARD aps_status bits_access_decode(const char *json, size_t len, aps_ar
     bits_access_t *out, aps_error *err);
 APS_NODISCARD aps_status bits_access_decode_opts(const char *json, size_t len, aps_arena *arena,
     bits_access_t *out, const aps_decode_options *options, aps_error *err);
-/* Decodes `json` as the alternative `alt`, known from context (an untagged choice). */
-APS_NODISCARD aps_status bits_access_decode_as(const char *json, size_t len, aps_arena *arena,
-    bits_access_kind alt, bits_access_t *out, aps_error *err);
 APS_NODISCARD aps_status bits_access_encode(const bits_access_t *value, aps_json_writer *w,
     aps_error *err);
 APS_NODISCARD aps_status bits_access_encode_opts(const bits_access_t *value, aps_json_writer *w,
@@ -210,8 +197,10 @@ APS_NODISCARD aps_status bits_access_encode_opts(const bits_access_t *value, aps
 APS_NODISCARD aps_status bits_access_validate(const bits_access_t *value, bool strict, aps_error *err);
 /** `bits_access_t v = BITS_ACCESS_INIT;` gives every member zero: no kind chosen, no optional member given. */
 #define BITS_ACCESS_INIT APS_ZERO_INIT
-/** The schema name of the alternative of kind `k` ("" for UNKNOWN and values outside the enum); static storage. */
-const char *bits_access_kind_name(bits_access_kind k);
+/** The wire spelling of `v` ("" for BITS_ACCESS_NONE and values outside the enum); static storage. */
+const char *bits_access_name(bits_access_t v);
+/** The value spelled by the `len` bytes at `text` (need not be NUL-terminated), or BITS_ACCESS_NONE. */
+bits_access_t bits_access_parse(const char *text, size_t len);
 
 /* Every type above by its schema name, for tools that choose a type at run time. */
 extern const aps_named_type bits_types[];

@@ -65,11 +65,8 @@ typedef struct typed_map_metadata typed_map_metadata_t;
 typedef struct typed_map_scalar typed_map_scalar_t;
 typedef struct typed_map_env typed_map_env_t;
 
-/** One member of a value of typed_map_scores_t. */
-typedef struct typed_map_scores_entry {
-    aps_slice key; /**< the member name, unescaped */
-    uint64_t value;
-} typed_map_scores_entry_t;
+/** One member of a value of typed_map_scores_t (defined after every type: its value may hold the map). */
+typedef struct typed_map_scores_entry typed_map_scores_entry_t;
 
 /**
  * Scores by player name.
@@ -78,6 +75,19 @@ typedef struct typed_map_scores_entry {
  */
 struct typed_map_scores {
     typed_map_scores_entry_t *items; /**< in input order */
+    size_t count;
+};
+
+/** One member of a value of typed_map_metadata_t (defined after every type: its value may hold the map). */
+typedef struct typed_map_metadata_entry typed_map_metadata_entry_t;
+
+/**
+ * Metadata by key: each value a scalar.
+ *
+ * Schema: `Metadata` (typed_map.cddl:7).
+ */
+struct typed_map_metadata {
+    typed_map_metadata_entry_t *items; /**< in input order */
     size_t count;
 };
 
@@ -103,27 +113,8 @@ struct typed_map_scalar {
     aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
 };
 
-/** One member of a value of typed_map_metadata_t. */
-typedef struct typed_map_metadata_entry {
-    aps_slice key; /**< the member name, unescaped */
-    typed_map_scalar_t value;
-} typed_map_metadata_entry_t;
-
-/**
- * Metadata by key: each value a scalar.
- *
- * Schema: `Metadata` (typed_map.cddl:7).
- */
-struct typed_map_metadata {
-    typed_map_metadata_entry_t *items; /**< in input order */
-    size_t count;
-};
-
-/** One member of a value of typed_map_env_t. */
-typedef struct typed_map_env_entry {
-    aps_slice key; /**< the member name, unescaped */
-    aps_slice value;
-} typed_map_env_entry_t;
+/** One member of a value of typed_map_env_t (defined after every type: its value may hold the map). */
+typedef struct typed_map_env_entry typed_map_env_entry_t;
 
 /**
  * At least one entry.
@@ -133,6 +124,24 @@ typedef struct typed_map_env_entry {
 struct typed_map_env {
     typed_map_env_entry_t *items; /**< in input order */
     size_t count;
+};
+
+/** One member of a value of typed_map_scores_t. */
+struct typed_map_scores_entry {
+    aps_slice key; /**< the member name, unescaped */
+    uint64_t value;
+};
+
+/** One member of a value of typed_map_metadata_t. */
+struct typed_map_metadata_entry {
+    aps_slice key; /**< the member name, unescaped */
+    typed_map_scalar_t value;
+};
+
+/** One member of a value of typed_map_env_t. */
+struct typed_map_env_entry {
+    aps_slice key; /**< the member name, unescaped */
+    aps_slice value;
 };
 
 /* ---- Scores ---- */

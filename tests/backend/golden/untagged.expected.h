@@ -93,11 +93,8 @@ struct untagged_listed {
     untagged_listed_items_t items;
 };
 
-/** One member of a value of untagged_empty_t. */
-typedef struct untagged_empty_entry {
-    aps_slice key; /**< the member name, unescaped */
-    aps_json_raw value;
-} untagged_empty_entry_t;
+/** One member of a value of untagged_empty_t (defined after every type: its value may hold the map). */
+typedef struct untagged_empty_entry untagged_empty_entry_t;
 
 /**
  * Matches any object at all, so Deleted after it is never chosen.
@@ -201,6 +198,12 @@ struct untagged_reply {
         untagged_ack_t ack;
     } u;
     aps_json_raw raw; /**< the value's JSON text as decoded (empty when built in C) */
+};
+
+/** One member of a value of untagged_empty_t. */
+struct untagged_empty_entry {
+    aps_slice key; /**< the member name, unescaped */
+    aps_json_raw value;
 };
 
 /* ---- Result ---- */

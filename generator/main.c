@@ -332,6 +332,7 @@ int main(int argc, char **argv)
     if ((rc = parse_args(argc, argv, &o)) != 0) {
         free(o.files);
         free(o.roots);
+        free(o.features);
         return rc;
     }
     if (o.max_errors >= 0)
@@ -365,5 +366,6 @@ int main(int argc, char **argv)
     report_suppressed(&d);
     free(o.files);
     free(o.roots);
+    free(o.features);
     return rc;
 }

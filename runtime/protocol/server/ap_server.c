@@ -40,7 +40,6 @@ typedef struct sub {
     char id[32];
     aps_filter filter;
     aps_replay_cursor cur;
-    int missed;                 /* a miss to report before the next event (SSE) */
     aps_replay_gap gap;
     int peeked;                 /* WebSocket: the cursor stands on an event of seq peek_seq */
     uint64_t peek_seq;
@@ -67,7 +66,6 @@ typedef struct conn {
     uint64_t new_events;        /* drop_after: events sent past drop_base */
     uint64_t last_write_ms;
     int closing;                /* close after what is queued is written */
-    int wake;                   /* lws asked for a writable callback */
     struct conn *prev, *next;   /* streams: SSE and WS connections */
 } conn;
 
@@ -360,7 +358,7 @@ static int behind(const conn *c)
     size_t i;
     for (i = 0; i < c->nsubs; i++)
         if (c->subs[i].cur.next_seq <= last || c->subs[i].cur.baseline_before != 0 ||
-            c->subs[i].cur.unknown_point || c->subs[i].missed)
+            c->subs[i].cur.unknown_point)
             return 1;
     return 0;
 }

@@ -30,7 +30,7 @@
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define STRUCT(name, S, fields, open, xoff, xtype, variants, voff)                                 \
     static const aps_type name = { APS_K_STRUCT, #S, sizeof(S),                                    \
-                                   { .st = { fields, N(fields), open, xoff, xtype, variants, voff } }, NULL, NULL, NULL }
+                                   { .st = { fields, N(fields), open, xoff, xtype, variants, voff, 0, 0 } }, NULL, NULL, NULL }
 #define CLOSED(name, S, fields) STRUCT(name, S, fields, false, 0, NULL, NULL, 0)
 #define OPEN(name, S, fields) STRUCT(name, S, fields, true, offsetof(S, extras), NULL, NULL, 0)
 
@@ -175,7 +175,7 @@ static const aps_type T_ContentBlockDelta = {
 /* MessageRole = "ai" / "human" / "system" */
 static const aps_literal MessageRole_values[] = { TXT("ai"), TXT("human"), TXT("system") };
 static const aps_type T_MessageRole = { APS_K_ENUM, "MessageRole", sizeof(int),
-                                        { .enm = { MessageRole_values, 3, NULL, 0 } }, NULL, NULL, NULL };
+                                        { .enm = { MessageRole_values, 3, NULL, 0, NULL } }, NULL, NULL, NULL };
 
 /* MessageMetadata = { ? provider: text, ? model: text, ? modelType: text, * text => MetadataScalar } */
 typedef struct MessageMetadata {
@@ -321,7 +321,7 @@ STRUCT(T_Event, Event, Event_fields, true, offsetof(Event, extras), NULL, &T_Eve
 /* ErrorCode (a few of them) */
 static const aps_literal ErrorCode_values[] = { TXT("invalid_argument"), TXT("unknown_command"), TXT("unknown_error"),
                                                 TXT("no_such_run") };
-static const aps_type T_ErrorCode = { APS_K_ENUM, "ErrorCode", sizeof(int), { .enm = { ErrorCode_values, 4, NULL, 0 } }, NULL, NULL, NULL };
+static const aps_type T_ErrorCode = { APS_K_ENUM, "ErrorCode", sizeof(int), { .enm = { ErrorCode_values, 4, NULL, 0, NULL } }, NULL, NULL, NULL };
 
 /* RunResult = { ? runId: text } ; AgentResult = { tree: any } ; EmptyResult = { Extensible } */
 typedef struct RunResult {
@@ -415,7 +415,7 @@ typedef struct Channel {
     aps_slice other;
 } Channel;
 static const aps_type T_Channel = { APS_K_ENUM, "Channel", sizeof(Channel),
-                                    { .enm = { Channel_values, 9, &T_ChannelCustom, offsetof(Channel, other) } }, NULL, NULL, NULL };
+                                    { .enm = { Channel_values, 9, &T_ChannelCustom, offsetof(Channel, other), NULL } }, NULL, NULL, NULL };
 static const aps_type T_Channels = { APS_K_ARRAY, NULL, sizeof(aps_array), { .arr = { &T_Channel, 1, SIZE_MAX } }, NULL, NULL, NULL };
 
 typedef struct SubscribeParams {

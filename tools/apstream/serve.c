@@ -202,9 +202,11 @@ static void note_namespace(serve_thread *t, const char *json, aps_arena *arena)
     aps_json_raw root = { json, strlen(json) }, params, nsraw, data, ev;
     aps_json_reader r;
     aps_slice status, graph;
+    aps_replay_meta meta;
     size_t i;
     known_ns *k = NULL;
-    if (aps_json_raw_member(root, "params", 6, arena, &params, NULL) != APS_OK ||
+    if (ap_event_replay_meta_text(json, root.len, NULL, arena, &meta, NULL) != APS_OK ||
+        aps_json_raw_member(root, "params", 6, arena, &params, NULL) != APS_OK ||
         aps_json_raw_member(params, "namespace", 9, arena, &nsraw, NULL) != APS_OK)
         return;
     for (i = 0; i < t->nns; i++)
@@ -224,8 +226,7 @@ static void note_namespace(serve_thread *t, const char *json, aps_arena *arena)
         strcpy(k->status, "running");
         t->nns++;
     }
-    if (strstr(json, "\"lifecycle\"") == NULL ||
-        aps_json_raw_member(params, "data", 4, arena, &data, NULL) != APS_OK)
+    if (meta.channel != APS_CHANNEL_LIFECYCLE || aps_json_raw_member(params, "data", 4, arena, &data, NULL) != APS_OK)
         return;
     if (aps_json_raw_member(data, "event", 5, arena, &ev, NULL) == APS_OK) {
         aps_json_raw_reader(&r, ev, arena);
@@ -242,6 +243,18 @@ static void note_namespace(serve_thread *t, const char *json, aps_arena *arena)
             k->graph[graph.len] = '\0';
         }
     }
+}
+
+/* Whether the event is an input.requested (its method, as routed). */
+static int is_input_request(const char *json, aps_arena *arena)
+{
+    aps_json_raw root = { json, strlen(json) }, method;
+    aps_json_reader r;
+    aps_slice m;
+    if (aps_json_raw_member(root, "method", 6, arena, &method, NULL) != APS_OK)
+        return 0;
+    aps_json_raw_reader(&r, method, arena);
+    return aps_json_read_string(&r, &m, NULL) == APS_OK && m.len == 15 && memcmp(m.ptr, "input.requested", 15) == 0;
 }
 
 static int publish(player_args *a, const char *json, aps_arena *arena)
@@ -301,7 +314,7 @@ static void *play(void *arg)
         if (when != 0)
             last_time = when;
         publish(a, ev, &arena);
-        if (strstr(ev, "\"input.requested\"") != NULL) {
+        if (is_input_request(ev, &arena)) {
             /* the run pauses: after the root `interrupted` that ends it, when the script has one */
             aps_arena_reset(&arena);
             if (i + 1 < sc->count && root_lifecycle(sc->events[i + 1], &arena, status) &&
@@ -551,7 +564,7 @@ int apstream_serve(int argc, char **argv)
     size_t k;
     memset(&opt, 0, sizeof opt);
     sv.pace_ms = -1;
-    for (i = 2; i < argc; i++) {
+    for (i = 2; i < argc; i += 2) { /* every option takes a value */
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         char *end;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -592,7 +605,6 @@ int apstream_serve(int argc, char **argv)
         } else {
             return serve_usage("unknown option");
         }
-        i++;
     }
     if (sv.nscripts == 0)
         return serve_usage("serve needs at least one --script");

@@ -339,7 +339,7 @@ typedef struct EmptyResult {
     aps_json_members extras;
 } EmptyResult;
 static const aps_type T_EmptyResult = { APS_K_STRUCT, "EmptyResult", sizeof(EmptyResult),
-                                        { .st = { NULL, 0, true, offsetof(EmptyResult, extras), NULL, NULL, 0 } }, NULL, NULL, NULL };
+                                        { .st = { NULL, 0, true, offsetof(EmptyResult, extras), NULL, NULL, 0, 0, 0 } }, NULL, NULL, NULL };
 
 /* ResultData = RunResult // AgentResult // EmptyResult (untagged) */
 typedef struct ResultData {
@@ -590,6 +590,6 @@ static const aps_type T_TreeNodes = { APS_K_ARRAY, NULL, sizeof(aps_array), { .a
 static const aps_field TreeNode_fields[] = { F(TreeNode, "graphName", "graph_name", T_text, graph_name),
                                              OPT(TreeNode, "children", "children", T_TreeNodes, children) };
 static const aps_type T_TreeNode = { APS_K_STRUCT, "TreeNode", sizeof(TreeNode),
-                                     { .st = { TreeNode_fields, 2, false, 0, NULL, NULL, 0 } }, NULL, NULL, NULL };
+                                     { .st = { TreeNode_fields, 2, false, 0, NULL, NULL, 0, 0, 0 } }, NULL, NULL, NULL };
 
 #endif

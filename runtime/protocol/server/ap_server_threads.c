@@ -165,6 +165,15 @@ static ap_timestamp_t *timestamp_of(ap_event_t *ev)
     }
 }
 
+/* After an append: the caller learns its seq, and the loop wakes to send it. */
+static void published(ap_server *s, uint64_t s_new, uint64_t *seq)
+{
+    if (seq != NULL)
+        *seq = s_new;
+    if (s->ctx != NULL) /* (a server not started: the command path's fuzz target) */
+        lws_cancel_service(s->ctx);
+}
+
 aps_status ap_server_publish(ap_server *s, aps_slice thread_id, ap_message_t *msg, uint64_t *seq, aps_error *err)
 {
     srv_thread *t;
@@ -214,13 +223,9 @@ aps_status ap_server_publish(ap_server *s, aps_slice thread_id, ap_message_t *ms
         ev->event_id.ptr = NULL;
         ev->event_id.len = 0;
     }
-    if (st != APS_OK)
-        return st;
-    if (seq != NULL)
-        *seq = s_new;
-    if (s->ctx != NULL) /* (a server not started: the command path's fuzz target) */
-        lws_cancel_service(s->ctx);
-    return APS_OK;
+    if (st == APS_OK)
+        published(s, s_new, seq);
+    return st;
 }
 
 /* Whether `key` is one of the spellings in `names` (NULL-terminated). */
@@ -333,13 +338,9 @@ aps_status ap_server_publish_json(ap_server *s, aps_slice thread_id, const char 
     }
     pthread_mutex_unlock(&t->lock);
     aps_arena_deinit(&arena);
-    if (st != APS_OK)
-        return st;
-    if (seq != NULL)
-        *seq = s_new;
-    if (s->ctx != NULL) /* (a server not started: the command path's fuzz target) */
-        lws_cancel_service(s->ctx);
-    return APS_OK;
+    if (st == APS_OK)
+        published(s, s_new, seq);
+    return st;
 }
 
 aps_status ap_server_state(ap_server *s, aps_slice thread_id, char **json, size_t *len)

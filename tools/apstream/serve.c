@@ -42,8 +42,20 @@
 #define MAX_SCRIPTS 64
 #define MAX_GAP_MS 5000u /* realtime pacing keeps a capture's gaps up to this long */
 
+/* An event of a script, read once when the script is loaded. */
+typedef struct script_event {
+    char *json;          /* NUL-terminated */
+    char *ns;            /* params.namespace as JSON, or NULL (no envelope) */
+    uint64_t time;       /* the capture's params.timestamp (0: none) */
+    int input_request;   /* an input.requested: the run waits for input.respond after it */
+    int root_lifecycle;  /* a root lifecycle event, whose `status` says what */
+    int lifecycle;       /* a lifecycle event of any namespace: `status` and `graph` say its node's */
+    char status[16];
+    char graph[64];
+} script_event;
+
 typedef struct script {
-    char **events; /* each event's JSON, NUL-terminated */
+    script_event *events;
     size_t count, cap;
     int framed;    /* has a root lifecycle event: not framed by us */
 } script;
@@ -101,23 +113,95 @@ static void log_line(void *user, const char *line)
 
 /* ---- scripts ------------------------------------------------------------------ */
 
+/* A string member of a raw object into buf[cap] (cut short: not taken); 0 when absent or not a string. */
+static int member_string(aps_json_raw obj, const char *name, aps_arena *arena, char *buf, size_t cap)
+{
+    aps_json_raw v;
+    aps_json_reader r;
+    aps_slice s;
+    if (aps_json_raw_member(obj, name, strlen(name), arena, &v, NULL) != APS_OK)
+        return 0;
+    aps_json_raw_reader(&r, v, arena);
+    if (aps_json_read_string(&r, &s, NULL) != APS_OK || s.len >= cap)
+        return 0;
+    memcpy(buf, s.ptr, s.len);
+    buf[s.len] = '\0';
+    return 1;
+}
+
+/*
+ * Reads what playing needs of an event once: its namespace, the capture's
+ * time, whether it asks for input, and its lifecycle status and graph.
+ * 0, or -1 out of memory.
+ */
+static int describe(script_event *e, const char *text, size_t len, aps_arena *arena)
+{
+    aps_json_raw root, params, nsraw, data, ts;
+    aps_json_reader r;
+    aps_replay_meta meta;
+    char method[16];
+    memset(e, 0, sizeof *e);
+    if ((e->json = malloc(len + 1)) == NULL)
+        return -1;
+    memcpy(e->json, text, len);
+    e->json[len] = '\0';
+    root.ptr = e->json;
+    root.len = len;
+    if (ap_event_replay_meta_text(e->json, len, NULL, arena, &meta, NULL) != APS_OK ||
+        aps_json_raw_member(root, "params", 6, arena, &params, NULL) != APS_OK ||
+        aps_json_raw_member(params, "namespace", 9, arena, &nsraw, NULL) != APS_OK)
+        return 0; /* not an event: served as it is, and refused by the server */
+    if ((e->ns = malloc(nsraw.len + 1)) == NULL)
+        return -1;
+    memcpy(e->ns, nsraw.ptr, nsraw.len);
+    e->ns[nsraw.len] = '\0';
+    if (aps_json_raw_member(params, "timestamp", 9, arena, &ts, NULL) == APS_OK) {
+        aps_json_raw_reader(&r, ts, arena);
+        if (aps_json_read_uint64(&r, &e->time, NULL) != APS_OK)
+            e->time = 0;
+    }
+    e->input_request = member_string(root, "method", arena, method, sizeof method) &&
+                       strcmp(method, "input.requested") == 0;
+    if (meta.channel == APS_CHANNEL_LIFECYCLE && aps_json_raw_member(params, "data", 4, arena, &data, NULL) == APS_OK &&
+        member_string(data, "event", arena, e->status, sizeof e->status)) {
+        e->lifecycle = 1;
+        e->root_lifecycle = meta.ns.count == 0;
+        if (!member_string(data, "graph_name", arena, e->graph, sizeof e->graph))
+            (void)member_string(data, "graphName", arena, e->graph, sizeof e->graph);
+    }
+    return 0;
+}
+
+static void script_event_free(script_event *e)
+{
+    free(e->json);
+    free(e->ns);
+}
+
+typedef struct loading {
+    script *sc;
+    aps_arena arena;
+} loading;
+
 static int keep_record(void *user, const aps_record *rec)
 {
-    script *sc = user;
-    char *copy;
+    loading *l = user;
+    script *sc = l->sc;
     if (sc->count == sc->cap) {
         size_t cap = sc->cap ? 2 * sc->cap : 64;
-        char **grown = realloc(sc->events, cap * sizeof *grown);
+        script_event *grown = realloc(sc->events, cap * sizeof *grown);
         if (grown == NULL)
             return 1;
         sc->events = grown;
         sc->cap = cap;
     }
-    if ((copy = malloc(rec->len + 1)) == NULL)
+    aps_arena_reset(&l->arena);
+    if (describe(&sc->events[sc->count], rec->text, rec->len, &l->arena) != 0) {
+        script_event_free(&sc->events[sc->count]);
         return 1;
-    memcpy(copy, rec->text, rec->len);
-    copy[rec->len] = '\0';
-    sc->events[sc->count++] = copy;
+    }
+    sc->framed |= sc->events[sc->count].root_lifecycle;
+    sc->count++;
     return 0;
 }
 
@@ -127,48 +211,23 @@ static void record_error(void *user, uint64_t line, const aps_error *err)
     apstream_report(stderr, line, err);
 }
 
-/* A root lifecycle event: its status into status[16]; 0 otherwise. */
-static int root_lifecycle(const char *json, aps_arena *arena, char status[16])
-{
-    aps_replay_meta meta;
-    aps_json_raw root = { json, strlen(json) }, params, data, ev;
-    aps_json_reader r;
-    aps_slice s;
-    if (ap_event_replay_meta_text(json, root.len, NULL, arena, &meta, NULL) != APS_OK ||
-        meta.channel != APS_CHANNEL_LIFECYCLE || meta.ns.count != 0 ||
-        aps_json_raw_member(root, "params", 6, arena, &params, NULL) != APS_OK ||
-        aps_json_raw_member(params, "data", 4, arena, &data, NULL) != APS_OK ||
-        aps_json_raw_member(data, "event", 5, arena, &ev, NULL) != APS_OK)
-        return 0;
-    aps_json_raw_reader(&r, ev, arena);
-    if (aps_json_read_string(&r, &s, NULL) != APS_OK || s.len >= 16)
-        return 0;
-    memcpy(status, s.ptr, s.len);
-    status[s.len] = '\0';
-    return 1;
-}
-
 static int load_script(const char *path, script *sc)
 {
     apstream_options o;
-    aps_arena arena;
-    size_t i;
-    char status[16];
+    loading l;
+    apstream_gate gate;
     memset(&o, 0, sizeof o);
     o.file = path;
     o.max_record = 64u << 20;
     o.type_name = "Message";
-    if (apstream_read_records(&o, APS_FORMAT_AUTO, keep_record, record_error, sc) != APSTREAM_INPUT_OK ||
-        sc->count == 0) {
+    l.sc = sc;
+    aps_arena_init(&l.arena, NULL);
+    gate = apstream_read_records(&o, APS_FORMAT_AUTO, keep_record, record_error, &l);
+    aps_arena_deinit(&l.arena);
+    if (gate != APSTREAM_INPUT_OK || sc->count == 0) {
         fprintf(stderr, "apstream: error: %s: no events to serve\n", path);
         return -1;
     }
-    aps_arena_init(&arena, NULL);
-    for (i = 0; i < sc->count && !sc->framed; i++) {
-        aps_arena_reset(&arena);
-        sc->framed = root_lifecycle(sc->events[i], &arena, status);
-    }
-    aps_arena_deinit(&arena);
     return 0;
 }
 
@@ -183,34 +242,15 @@ static void sleep_ms(unsigned ms)
         ;
 }
 
-/* The capture's params.timestamp of an event, 0 when none. */
-static uint64_t capture_time(const char *json, aps_arena *arena)
-{
-    aps_json_raw root = { json, strlen(json) }, params, ts;
-    aps_json_reader r;
-    uint64_t v = 0;
-    if (aps_json_raw_member(root, "params", 6, arena, &params, NULL) != APS_OK ||
-        aps_json_raw_member(params, "timestamp", 9, arena, &ts, NULL) != APS_OK)
-        return 0;
-    aps_json_raw_reader(&r, ts, arena);
-    return aps_json_read_uint64(&r, &v, NULL) == APS_OK ? v : 0;
-}
-
 /* Notes the namespace and lifecycle status of an event for agent.getTree (under sv->lock). */
-static void note_namespace(serve_thread *t, const char *json, aps_arena *arena)
+static void note_namespace(serve_thread *t, const script_event *e)
 {
-    aps_json_raw root = { json, strlen(json) }, params, nsraw, data, ev;
-    aps_json_reader r;
-    aps_slice status, graph;
-    aps_replay_meta meta;
     size_t i;
     known_ns *k = NULL;
-    if (ap_event_replay_meta_text(json, root.len, NULL, arena, &meta, NULL) != APS_OK ||
-        aps_json_raw_member(root, "params", 6, arena, &params, NULL) != APS_OK ||
-        aps_json_raw_member(params, "namespace", 9, arena, &nsraw, NULL) != APS_OK)
+    if (e->ns == NULL)
         return;
-    for (i = 0; i < t->nns; i++)
-        if (strlen(t->ns[i].json) == nsraw.len && memcmp(t->ns[i].json, nsraw.ptr, nsraw.len) == 0)
+    for (i = 0; i < t->nns && k == NULL; i++)
+        if (strcmp(t->ns[i].json, e->ns) == 0)
             k = &t->ns[i];
     if (k == NULL) {
         known_ns *grown = realloc(t->ns, (t->nns + 1) * sizeof *grown);
@@ -219,45 +259,19 @@ static void note_namespace(serve_thread *t, const char *json, aps_arena *arena)
         t->ns = grown;
         k = &t->ns[t->nns];
         memset(k, 0, sizeof *k);
-        if ((k->json = malloc(nsraw.len + 1)) == NULL)
+        if ((k->json = strdup(e->ns)) == NULL)
             return;
-        memcpy(k->json, nsraw.ptr, nsraw.len);
-        k->json[nsraw.len] = '\0';
         strcpy(k->status, "running");
         t->nns++;
     }
-    if (meta.channel != APS_CHANNEL_LIFECYCLE || aps_json_raw_member(params, "data", 4, arena, &data, NULL) != APS_OK)
-        return;
-    if (aps_json_raw_member(data, "event", 5, arena, &ev, NULL) == APS_OK) {
-        aps_json_raw_reader(&r, ev, arena);
-        if (aps_json_read_string(&r, &status, NULL) == APS_OK && status.len < sizeof k->status) {
-            memcpy(k->status, status.ptr, status.len);
-            k->status[status.len] = '\0';
-        }
-    }
-    if (aps_json_raw_member(data, "graph_name", 10, arena, &ev, NULL) == APS_OK ||
-        aps_json_raw_member(data, "graphName", 9, arena, &ev, NULL) == APS_OK) {
-        aps_json_raw_reader(&r, ev, arena);
-        if (aps_json_read_string(&r, &graph, NULL) == APS_OK && graph.len < sizeof k->graph) {
-            memcpy(k->graph, graph.ptr, graph.len);
-            k->graph[graph.len] = '\0';
-        }
+    if (e->lifecycle) {
+        strcpy(k->status, e->status);
+        if (e->graph[0] != '\0')
+            strcpy(k->graph, e->graph);
     }
 }
 
-/* Whether the event is an input.requested (its method, as routed). */
-static int is_input_request(const char *json, aps_arena *arena)
-{
-    aps_json_raw root = { json, strlen(json) }, method;
-    aps_json_reader r;
-    aps_slice m;
-    if (aps_json_raw_member(root, "method", 6, arena, &method, NULL) != APS_OK)
-        return 0;
-    aps_json_raw_reader(&r, method, arena);
-    return aps_json_read_string(&r, &m, NULL) == APS_OK && m.len == 15 && memcmp(m.ptr, "input.requested", 15) == 0;
-}
-
-static int publish(player_args *a, const char *json, aps_arena *arena)
+static int publish(player_args *a, const script_event *e)
 {
     aps_error err = APS_ERROR_INIT;
     aps_slice tid, run;
@@ -266,9 +280,9 @@ static int publish(player_args *a, const char *json, aps_arena *arena)
     run.ptr = a->run_id;
     run.len = strlen(a->run_id);
     pthread_mutex_lock(&a->sv->lock);
-    note_namespace(a->t, json, arena);
+    note_namespace(a->t, e);
     pthread_mutex_unlock(&a->sv->lock);
-    if (ap_server_publish_json(a->sv->srv, tid, json, strlen(json), run, NULL, &err) != APS_OK) {
+    if (ap_server_publish_json(a->sv->srv, tid, e->json, strlen(e->json), run, NULL, &err) != APS_OK) {
         fprintf(stderr, "apstream serve: %s: an event of the script was not served: %s\n", a->t->id, err.message);
         return -1;
     }
@@ -290,44 +304,54 @@ static int wait_for_answer(player_args *a)
     return rc;
 }
 
+/* A root lifecycle event with `status`, framing a script that has none. */
+static script_event frame_event(char *json, const char *status)
+{
+    script_event e;
+    memset(&e, 0, sizeof e);
+    e.json = json;
+    e.ns = (char *)"[]";
+    e.lifecycle = e.root_lifecycle = 1;
+    strcpy(e.status, status);
+    return e;
+}
+
 static void *play(void *arg)
 {
+    static char running[] = "{\"type\":\"event\",\"method\":\"lifecycle\",\"params\":{\"namespace\":[],"
+                            "\"data\":{\"event\":\"running\"}}}";
+    static char completed[] = "{\"type\":\"event\",\"method\":\"lifecycle\",\"params\":{\"namespace\":[],"
+                              "\"data\":{\"event\":\"completed\"}}}";
     player_args *a = arg;
     const script *sc = a->sc;
-    aps_arena arena;
     uint64_t last_time = 0;
     size_t i;
-    char status[16];
-    aps_arena_init(&arena, NULL);
-    if (!sc->framed)
-        publish(a, "{\"type\":\"event\",\"method\":\"lifecycle\",\"params\":{\"namespace\":[],"
-                   "\"data\":{\"event\":\"running\"}}}", &arena);
+    if (!sc->framed) {
+        script_event e = frame_event(running, "running");
+        publish(a, &e);
+    }
     for (i = 0; i < sc->count && !a->sv->stop; i++) {
-        const char *ev = sc->events[i];
-        uint64_t when;
-        aps_arena_reset(&arena);
-        when = capture_time(ev, &arena);
+        const script_event *e = &sc->events[i];
         if (a->sv->pace_ms > 0)
             sleep_ms((unsigned)a->sv->pace_ms);
-        else if (a->sv->pace_ms < 0 && last_time != 0 && when > last_time)
-            sleep_ms(when - last_time > MAX_GAP_MS ? MAX_GAP_MS : (unsigned)(when - last_time));
-        if (when != 0)
-            last_time = when;
-        publish(a, ev, &arena);
-        if (is_input_request(ev, &arena)) {
+        else if (a->sv->pace_ms < 0 && last_time != 0 && e->time > last_time)
+            sleep_ms(e->time - last_time > MAX_GAP_MS ? MAX_GAP_MS : (unsigned)(e->time - last_time));
+        if (e->time != 0)
+            last_time = e->time;
+        publish(a, e);
+        if (e->input_request) {
             /* the run pauses: after the root `interrupted` that ends it, when the script has one */
-            aps_arena_reset(&arena);
-            if (i + 1 < sc->count && root_lifecycle(sc->events[i + 1], &arena, status) &&
-                strcmp(status, "interrupted") == 0)
-                publish(a, sc->events[++i], &arena);
+            if (i + 1 < sc->count && sc->events[i + 1].root_lifecycle &&
+                strcmp(sc->events[i + 1].status, "interrupted") == 0)
+                publish(a, &sc->events[++i]);
             if (wait_for_answer(a) != 0)
                 break;
         }
     }
-    if (!sc->framed && !a->sv->stop)
-        publish(a, "{\"type\":\"event\",\"method\":\"lifecycle\",\"params\":{\"namespace\":[],"
-                   "\"data\":{\"event\":\"completed\"}}}", &arena);
-    aps_arena_deinit(&arena);
+    if (!sc->framed && !a->sv->stop) {
+        script_event e = frame_event(completed, "completed");
+        publish(a, &e);
+    }
     pthread_mutex_lock(&a->sv->lock);
     a->t->playing = 0;
     pthread_cond_broadcast(&a->sv->cond);
@@ -647,7 +671,7 @@ int apstream_serve(int argc, char **argv)
     for (k = 0; k < sv.nscripts; k++) {
         size_t e;
         for (e = 0; e < sv.scripts[k].count; e++)
-            free(sv.scripts[k].events[e]);
+            script_event_free(&sv.scripts[k].events[e]);
         free(sv.scripts[k].events);
     }
     return 0;

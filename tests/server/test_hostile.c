@@ -175,6 +175,24 @@ static void check_refusals(void)
     CHECK(strstr(buf, "\"type\":\"error\"") != NULL);
 }
 
+/* A second server with its own options: the requests below go to it until stop_aside. */
+static ap_server *start_aside(ap_server_options *o, unsigned *saved_port)
+{
+    ap_server *srv = NULL;
+    aps_error err = APS_ERROR_INIT;
+    o->log = on_log;
+    CHECK_INT(ap_server_start(&srv, o, &err), APS_OK);
+    *saved_port = port;
+    port = ap_server_port(srv);
+    return srv;
+}
+
+static void stop_aside(ap_server *srv, unsigned saved_port)
+{
+    ap_server_stop(srv);
+    port = saved_port;
+}
+
 #define RUN_START "{\"id\":1,\"method\":\"run.start\",\"params\":{\"assistant_id\":\"a\",\"input\":null}}"
 
 static void check_api_key(void)
@@ -182,13 +200,10 @@ static void check_api_key(void)
     static char buf[1 << 14];
     ap_server *srv;
     ap_server_options o;
-    aps_error err = APS_ERROR_INIT;
-    unsigned saved = port;
+    unsigned saved;
     memset(&o, 0, sizeof o);
     o.api_key = "s3cret";
-    o.log = on_log;
-    CHECK_INT(ap_server_start(&srv, &o, &err), APS_OK);
-    port = ap_server_port(srv);
+    srv = start_aside(&o, &saved);
     CHECK_INT(request("POST", "/threads/t/commands", NULL, RUN_START, buf,
                       sizeof buf),
               401);
@@ -202,8 +217,7 @@ static void check_api_key(void)
     CHECK_INT(request("POST", "/threads/t/commands", "Authorization: Bearer s3cret\r\n",
                       RUN_START, buf, sizeof buf),
               200);
-    ap_server_stop(srv);
-    port = saved;
+    stop_aside(srv, saved);
 }
 
 /*
@@ -215,15 +229,12 @@ static void check_heartbeat_and_cors(void)
     static char buf[1 << 14];
     ap_server *srv;
     ap_server_options o;
-    aps_error err = APS_ERROR_INIT;
-    unsigned saved = port;
+    unsigned saved;
     int fd, closed;
     memset(&o, 0, sizeof o);
     o.heartbeat_ms = 200;
     o.cors_origins = "http://ui.example, http://127.0.0.1:9";
-    o.log = on_log;
-    CHECK_INT(ap_server_start(&srv, &o, &err), APS_OK);
-    port = ap_server_port(srv);
+    srv = start_aside(&o, &saved);
     fd = subscribe("quiet", 0);
     read_some(fd, buf, sizeof buf, sizeof buf, 900, &closed);
     CHECK(strstr(buf, ": heartbeat\n\n") != NULL && !closed);
@@ -240,8 +251,7 @@ static void check_heartbeat_and_cors(void)
     CHECK(strstr(buf, "access-control-allow-origin") == NULL);
     CHECK_INT(request("GET", "/threads/t/state", "Origin: http://ui.example\r\n", NULL, buf, sizeof buf), 404);
     CHECK(strstr(buf, "access-control-allow-origin: http://ui.example") != NULL);
-    ap_server_stop(srv);
-    port = saved;
+    stop_aside(srv, saved);
 }
 
 /* Headers a byte at a time, 100 ms apart: closed after the server's timeout (2 s here), not kept forever. */

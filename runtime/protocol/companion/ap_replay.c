@@ -64,7 +64,11 @@ static int raw_namespace(aps_json_raw params, aps_arena *arena, aps_namespace *n
     aps_json_raw_reader(&r, nsraw, arena);
     if (aps_json_read_array(&r, NULL) != APS_OK)
         return -1;
-    while (aps_json_next_element(&r, &more, NULL) == APS_OK && more) {
+    for (;;) {
+        if (aps_json_next_element(&r, &more, NULL) != APS_OK)
+            return -1;
+        if (!more)
+            break;
         if (aps_json_read_string(&r, &seg, NULL) != APS_OK)
             return -1;
         if (ns->count == cap) {
@@ -79,7 +83,7 @@ static int raw_namespace(aps_json_raw params, aps_arena *arena, aps_namespace *n
         segs[ns->count++] = seg;
     }
     ns->items = segs;
-    return more ? -1 : 0;
+    return 0;
 }
 
 aps_status ap_event_replay_meta_text(const char *json, size_t len, const ap_event_t *ev, aps_arena *arena,

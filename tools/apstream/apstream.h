@@ -96,6 +96,33 @@ uint64_t apstream_asm_found(const asm_run *r);
  */
 uint64_t apstream_asm_close(asm_run *r, int deliver);
 
+/*
+ * The checker of `validate` (check.c), one record at a time, so that a
+ * capture (validate) and a live server (connect) are checked alike: each
+ * record decoded as `type` and validated (strict unless o->tolerant or
+ * `roundtrip`), and for a Message stream the stream-level rules (seq,
+ * eventId, with --strict SSE event:/id:) and the messages and tools
+ * lifecycle. Findings go through apstream_diag to `out`, numbered by
+ * rec->line. With `roundtrip`, each valid record is re-encoded on stdout.
+ */
+typedef struct apstream_check apstream_check;
+/* A new checker (NULL: out of memory). `o` is borrowed for its life. */
+apstream_check *apstream_check_new(const apstream_options *o, const aps_type *type, int roundtrip, FILE *out);
+/* Checks one record (an aps_record_fn; `user` is the checker). Returns 0, or 2 when out of memory. */
+int apstream_check_record(void *user, const aps_record *rec);
+/* Reports a framing error (an aps_record_error_fn) and counts it invalid. */
+void apstream_check_framing_error(void *user, uint64_t line, const aps_error *err);
+/* Records counted valid and invalid so far. */
+void apstream_check_counts(const apstream_check *c, uint64_t *valid, uint64_t *invalid);
+/* The next seq need not follow the last one: after a miss the server announced. */
+void apstream_check_forget_seq(apstream_check *c);
+/*
+ * Ends the stream and frees `c` (NULL-safe): with `deliver`, what is still
+ * open is reported (see apstream_asm_close). Returns the stream-level and
+ * lifecycle findings, which fail the stream under --strict.
+ */
+uint64_t apstream_check_free(apstream_check *c, int deliver);
+
 int apstream_validate(const apstream_options *o, int roundtrip);
 int apstream_sse2jsonl(const apstream_options *o);
 int apstream_replay(const apstream_options *o);

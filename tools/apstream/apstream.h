@@ -129,5 +129,7 @@ int apstream_replay(const apstream_options *o);
 int apstream_assemble(const apstream_options *o);
 /* `apstream serve ...` (serve.c): options of its own; only when built with ap_server. */
 int apstream_serve(int argc, char **argv);
+/* `apstream connect URL --thread ID ...` (connect.c): options of its own; only when built with libcurl. */
+int apstream_connect(int argc, char **argv);
 
 #endif

@@ -8,7 +8,9 @@
  *   apstream assemble  [--strict] [--case C] [--input F] [FILE]
  *   apstream replay --capacity N [--bytes B] [--redis URL] --request REQUEST.json [--case C] [FILE]
  *   apstream serve [--listen HOST:PORT] --script FILE... [--pace realtime|MS|0] [--api-key KEY]
- *                  [--cors ORIGINS] [--drop-after N]       (serve.c; built with ap_server)
+ *                  [--cors ORIGINS] [--drop-after N] [--window N]  (serve.c; built with ap_server)
+ *   apstream connect URL --thread ID [--transport sse|websocket] [--start RUN.json] ...
+ *                  (connect.c; built with libcurl)
  *
  * FILE is JSONL (one JSON text per line), SSE, or one JSON document,
  * detected unless --input says; "-" or no FILE reads standard input, as a
@@ -40,6 +42,8 @@ static const char usage_text[] =
     "  replay       load events into a replay buffer and answer a subscription\n"
     "  serve        serve scripts as a mock agent server over HTTP/SSE and WebSocket\n"
     "               (apstream serve --help)\n"
+    "  connect      check a live server's conformance: events, commands, resumes, filters\n"
+    "               (apstream connect --help)\n"
     "\n"
     "FILE: the capture; \"-\" or none: standard input, read as a stream.\n"
     "\n"
@@ -165,6 +169,13 @@ int main(int argc, char **argv)
     o.type_name = "Message";
     o.max_record = 64u << 20;
     o.max_errors = 100;
+    if (argc >= 2 && strcmp(argv[1], "connect") == 0) {
+#ifdef APSTREAM_HAVE_CONNECT
+        return apstream_connect(argc, argv);
+#else
+        return usage("connect: this apstream was built without libcurl");
+#endif
+    }
     if (argc >= 2 && strcmp(argv[1], "serve") == 0) {
 #ifdef APSTREAM_HAVE_SERVER
         return apstream_serve(argc, argv);

@@ -1,0 +1,445 @@
+/*
+ * connect.c - `apstream connect`: a live server's conformance, checked as
+ * a CI gate (docs/apstream.md).
+ *
+ *   apstream connect URL --thread ID [--transport sse|websocket] [--start RUN.json]
+ *                    [--channels LIST] [--filter REQUEST.json] [--resume-after N]
+ *                    [--strict] [--timeout S] [--stall S] [--max-event BYTES]
+ *                    [--case C] [--output text|json] [--max-errors N]
+ *
+ * In order: the subscription (every channel unless --channels) and the
+ * filtered one are opened, the --start command sent, and events read until
+ * the run's root lifecycle ends; with --resume-after N the subscription is
+ * dropped after every N events and resumed (SSE: `since`, Last-Event-ID,
+ * `sinceEventId` in turn; WebSocket: subscription.reconnect), and after the
+ * run a probe resumes from before the server's window. Then the filtered
+ * subscription is compared with the main one, and every command must have
+ * had its answer. The transports (connect_sse.c, connect_ws.c) move bytes;
+ * the reading path (connect_read.c) judges them.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "connect.h"
+
+/* The whole protocol's channels: a subscription to all of them misses no seq. */
+static const char all_channels[] =
+    "{\"channels\":[\"values\",\"updates\",\"messages\",\"tools\",\"lifecycle\",\"input\",\"checkpoints\",\"tasks\","
+    "\"custom\"]}";
+/* The filtered subscription's default: a channel, a namespace and a depth filter at once. */
+static const char default_filter[] =
+    "{\"channels\":[\"lifecycle\",\"messages\",\"tools\",\"values\"],\"namespaces\":[[]],\"depth\":1}";
+
+typedef struct connect_args {
+    apstream_options o;
+    const char *url, *thread, *start, *channels, *filter;
+    const char *filter_json;  /* the filtered subscription's request: --filter's file, or the default */
+    int websocket;
+    uint64_t resume_after, timeout_s, stall_s;
+} connect_args;
+
+static const char connect_usage_text[] =
+    "usage: apstream connect URL --thread ID [--transport sse|websocket] [--start RUN.json]\n"
+    "                        [--channels LIST] [--filter REQUEST.json] [--resume-after N]\n"
+    "                        [--strict] [--timeout S] [--stall S] [--max-event BYTES]\n"
+    "                        [--case C] [--output text|json] [--max-errors N]\n"
+    "\n"
+    "Checks a live server: every event as `validate --strict` checks a capture, numbered\n"
+    "by event; every command's response; resumes and a filtered subscription.\n"
+    "\n"
+    "  URL                  http://HOST:PORT[/PREFIX] (the threads are under it)\n"
+    "  --thread ID          the thread (a fresh one: the check starts at its first run)\n"
+    "  --transport T        sse (default: POST .../stream/events, or .../stream) or websocket\n"
+    "  --start FILE         a Command (run.start) to send once subscribed\n"
+    "  --channels LIST      comma-separated channels of the subscription (default: all, so\n"
+    "                       a gap in seq is a loss)\n"
+    "  --filter FILE        the second subscription's EventStreamRequest (default: lifecycle,\n"
+    "                       messages, tools, values; namespaces [[]]; depth 1)\n"
+    "  --resume-after N     drop the subscription after every N events and resume it, then\n"
+    "                       probe a resume from before the server's window\n"
+    "  --timeout S          the whole check (default 60)\n"
+    "  --stall S            a connection silent this long fails (default 20)\n"
+    "  --max-event BYTES    the largest event or response accepted (default 16777216)\n"
+    "  --strict             accepted for validate's sake: connect is always strict\n"
+    "\n"
+    "Exit status: 0 conformant, 1 something is not, 2 usage error or no server.\n";
+
+static int connect_usage(const char *why)
+{
+    if (why != NULL)
+        fprintf(stderr, "apstream: error: %s\n", why);
+    fputs(connect_usage_text, stderr);
+    return 2;
+}
+
+int64_t cx_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+    uint64_t v = 0;
+    if (*s == '\0')
+        return -1;
+    for (; *s != '\0'; s++) {
+        unsigned d = (unsigned)(unsigned char)*s - '0';
+        if (d > 9 || v > (UINT64_MAX - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 0;
+}
+
+/* A thread id goes into URL paths: unreserved characters only, so both transports spell it alike. */
+static int thread_ok(const char *id)
+{
+    if (*id == '\0' || strlen(id) > 200)
+        return 0;
+    for (; *id != '\0'; id++)
+        if (!((*id >= 'a' && *id <= 'z') || (*id >= 'A' && *id <= 'Z') || (*id >= '0' && *id <= '9') ||
+              strchr("-._~:", *id) != NULL))
+            return 0;
+    return 1;
+}
+
+static int parse_args(int argc, char **argv, connect_args *a)
+{
+    int i;
+    uint64_t max_event = 16u << 20;
+    memset(a, 0, sizeof *a);
+    a->o.command = "connect";
+    a->o.type_name = "Message";
+    a->o.max_errors = 100;
+    a->timeout_s = 60;
+    a->stall_s = 20;
+    for (i = 2; i < argc; i++) {
+        const char *n = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        uint64_t *count = NULL;
+        if (strcmp(n, "--help") == 0 || strcmp(n, "-h") == 0) {
+            fputs(connect_usage_text, stdout);
+            return 1;
+        }
+        if (strcmp(n, "--strict") == 0)
+            continue;
+        if (n[0] != '-') {
+            if (a->url != NULL)
+                return connect_usage("only one URL");
+            a->url = n;
+            continue;
+        }
+        if (v == NULL)
+            return connect_usage("an option without its value");
+        i++;
+        if (strcmp(n, "--thread") == 0)
+            a->thread = v;
+        else if (strcmp(n, "--transport") == 0 && (strcmp(v, "sse") == 0 || strcmp(v, "websocket") == 0))
+            a->websocket = v[0] == 'w';
+        else if (strcmp(n, "--start") == 0)
+            a->start = v;
+        else if (strcmp(n, "--channels") == 0)
+            a->channels = v;
+        else if (strcmp(n, "--filter") == 0)
+            a->filter = v;
+        else if (strcmp(n, "--output") == 0 && (strcmp(v, "text") == 0 || strcmp(v, "json") == 0))
+            a->o.json_report = v[0] == 'j';
+        else if (strcmp(n, "--case") == 0 && strcmp(v, "either") == 0)
+            a->o.key_case = APS_CASE_EITHER;
+        else if (strcmp(n, "--case") == 0 && strcmp(v, "schema") == 0)
+            a->o.key_case = APS_CASE_SCHEMA;
+        else if (strcmp(n, "--case") == 0 && strcmp(v, "snake") == 0)
+            a->o.key_case = APS_CASE_SNAKE;
+        else if (strcmp(n, "--resume-after") == 0)
+            count = &a->resume_after;
+        else if (strcmp(n, "--timeout") == 0)
+            count = &a->timeout_s;
+        else if (strcmp(n, "--stall") == 0)
+            count = &a->stall_s;
+        else if (strcmp(n, "--max-event") == 0)
+            count = &max_event;
+        else if (strcmp(n, "--max-errors") == 0)
+            count = &a->o.max_errors;
+        else
+            return connect_usage("unknown option, or a value it does not take");
+        if (count != NULL && parse_u64(v, count) != 0)
+            return connect_usage("a count takes whole decimal digits");
+    }
+    if (a->url == NULL || strncmp(a->url, "http://", 7) != 0)
+        return connect_usage("connect needs the server's URL, http://HOST:PORT");
+    if (a->thread == NULL || !thread_ok(a->thread))
+        return connect_usage("--thread takes an id of letters, digits and - . _ ~ :");
+    if (a->timeout_s == 0 || a->stall_s == 0 || a->timeout_s > 86400 || a->stall_s > 86400 || max_event < 64 ||
+        max_event > ((uint64_t)1 << 30))
+        return connect_usage("--timeout and --stall take 1 to 86400 seconds, --max-event 64 bytes to 1 GiB");
+    a->o.max_record = (size_t)max_event;
+    a->o.strict = 1;
+    a->o.unfiltered = a->channels == NULL;
+    a->o.file = a->url; /* the "file" of --output json */
+    return 0;
+}
+
+/* The main subscription's request: every channel, or --channels as a JSON array. */
+static char *main_request(const char *channels)
+{
+    aps_json_writer w;
+    char *out = NULL;
+    const char *p = channels;
+    if (channels == NULL)
+        return strdup(all_channels);
+    aps_json_writer_init(&w, NULL);
+    aps_json_write_object_begin(&w);
+    aps_json_write_key(&w, "channels", 8);
+    aps_json_write_array_begin(&w);
+    while (*p != '\0') {
+        const char *comma = strchr(p, ',');
+        size_t n = comma != NULL ? (size_t)(comma - p) : strlen(p);
+        aps_json_write_string(&w, p, n);
+        p += n + (comma != NULL);
+    }
+    aps_json_write_array_end(&w);
+    aps_json_write_object_end(&w);
+    if (aps_json_writer_status(&w) == APS_OK && (out = malloc(aps_json_writer_len(&w) + 1)) != NULL) {
+        memcpy(out, aps_json_writer_data(&w), aps_json_writer_len(&w));
+        out[aps_json_writer_len(&w)] = '\0';
+    }
+    aps_json_writer_deinit(&w);
+    return out;
+}
+
+/* What the run needs while it lasts. */
+typedef struct run_ctx {
+    connect_args *a;
+    cx_session *s;
+    cx_transport *t;
+    cx_stream main, filter;
+    const char *request;
+    int resumes;
+    int64_t deadline;
+} run_ctx;
+
+static int commands_done(const cx_session *s)
+{
+    size_t i;
+    for (i = 0; i < s->npending; i++)
+        if (s->pending[i].on == NULL)
+            return 0;
+    return 1;
+}
+
+/* Drops the subscription and opens it again, resuming the next way in turn. 0, or -1 (out of memory). */
+static int resume(run_ctx *r)
+{
+    static const cx_resume sse_ways[] = { CX_RESUME_SINCE, CX_RESUME_LAST_EVENT_ID, CX_RESUME_SINCE_EVENT_ID };
+    cx_session *s = r->s;
+    cx_resume how = r->a->websocket ? CX_RESUME_RECONNECT : sse_ways[r->resumes % 3];
+    r->t->ops->close(r->t, &r->main);
+    cx_pending_abandon(s, &r->main);
+    cx_stream_deinit(&r->main);
+    if (cx_stream_init(&r->main, s, CX_MAIN, !r->a->websocket) != 0)
+        return -1;
+    /* by id only when there is one to give; `since` always can */
+    if (how != CX_RESUME_SINCE && s->last_id_len == 0)
+        how = CX_RESUME_SINCE;
+    r->main.how = how;
+    r->main.has_after = s->have_last;
+    r->main.after_seq = s->last_seq;
+    r->main.drop_at = r->a->resume_after;
+    r->resumes++;
+    return r->t->ops->open(r->t, &r->main, r->request);
+}
+
+/* Reads the run: until the root lifecycle ends and the filtered subscription has what it should. */
+static int read_run(run_ctx *r)
+{
+    cx_session *s = r->s;
+    int64_t ended_at = 0;
+    for (;;) {
+        int filter_done;
+        int64_t now;
+        r->t->ops->pump(r->t, 50);
+        now = cx_now_ms();
+        if (s->io_error)
+            return 0;
+        if (r->main.dropped && !s->ended) {
+            if (resume(r) != 0)
+                return -1;
+            continue;
+        }
+        if (r->main.stop && !s->ended)
+            return 0; /* failed: said where it failed */
+        filter_done = !s->has_filter || r->filter.stop || r->filter.closed || (s->ended && s->got.n >= s->expect.n);
+        if (s->ended && ended_at == 0)
+            ended_at = now;
+        if (s->ended && filter_done && commands_done(s))
+            return 0;
+        /* after the run, the filtered subscription and the commands get the stall time to catch up */
+        if (s->ended && now - ended_at > (int64_t)r->a->stall_s * 1000)
+            return 0;
+        if (now > r->deadline) {
+            cx_error(s, s->events, NULL,
+                     "timed out after %" PRIu64 " s: the run's root lifecycle did not end (%" PRIu64 " events read)",
+                     r->a->timeout_s, s->events);
+            return 0;
+        }
+    }
+}
+
+/* After the run: a resume from before the server's window (SSE `since: 0`; WebSocket the first eventId). */
+static int probe(run_ctx *r)
+{
+    cx_session *s = r->s;
+    cx_stream p;
+    int64_t until = cx_now_ms() + (int64_t)r->a->stall_s * 1000;
+    if (!s->have_first || (r->a->websocket && s->first_id_len == 0))
+        return 0;
+    if (until > r->deadline)
+        until = r->deadline;
+    if (cx_stream_init(&p, s, CX_PROBE, !r->a->websocket) != 0)
+        return -1;
+    p.how = r->a->websocket ? CX_RESUME_RECONNECT : CX_RESUME_SINCE;
+    p.has_after = 1;
+    p.after_seq = r->a->websocket ? s->first_seq : 0;
+    if (r->t->ops->open(r->t, &p, r->request) != 0) {
+        cx_stream_deinit(&p);
+        return -1;
+    }
+    while (!p.stop && !p.closed && cx_now_ms() < until)
+        r->t->ops->pump(r->t, 50);
+    if (!p.stop && !p.closed)
+        cx_error(s, 0, NULL, "the probe (resuming by %s from before the window) did not reach seq %" PRIu64 " in time",
+                 cx_resume_name(p.how), s->last_seq);
+    r->t->ops->close(r->t, &p);
+    cx_pending_abandon(s, &p);
+    cx_stream_deinit(&p);
+    return 0;
+}
+
+/* Sends the --start command. 0, or 2 after saying why it cannot. */
+static int send_start(run_ctx *r)
+{
+    char *text;
+    size_t len;
+    uint64_t id;
+    char method[40];
+    int rc = 2;
+    if (apstream_read_file(r->a->start, &text, &len) != 0)
+        return 2;
+    if (cx_command_id(text, len, &id, method, sizeof method) == 0) {
+        if (cx_pending_add(r->s, id, method, r->a->websocket ? &r->main : NULL, 0) == 0 &&
+            r->t->ops->command(r->t, &r->main, text, len, id) == 0)
+            rc = 0;
+        else
+            fprintf(stderr, "apstream: error: cannot send the --start command\n");
+    }
+    free(text);
+    return rc;
+}
+
+#ifndef APSTREAM_HAVE_CONNECT_WS
+cx_transport *cx_ws_transport(cx_session *s, const char *base, const char *thread, unsigned stall_s)
+{
+    (void)s;
+    (void)base;
+    (void)thread;
+    (void)stall_s;
+    fprintf(stderr, "apstream: error: --transport websocket: this apstream was built without libwebsockets\n");
+    return NULL;
+}
+#endif
+
+/* The run against an open transport; the report's counts out. 0, 1 or 2 as the exit status. */
+static int check_server(run_ctx *r)
+{
+    cx_session *s = r->s;
+    int sse = !r->a->websocket;
+    if (cx_stream_init(&r->main, s, CX_MAIN, sse) != 0 || cx_stream_init(&r->filter, s, CX_FILTER, sse) != 0)
+        return 2;
+    r->main.drop_at = r->a->resume_after;
+    r->deadline = cx_now_ms() + (int64_t)r->a->timeout_s * 1000;
+    if (r->t->ops->open(r->t, &r->main, r->request) != 0 ||
+        (s->has_filter && r->t->ops->open(r->t, &r->filter, r->a->filter_json) != 0))
+        return 2;
+    if (r->a->start != NULL && send_start(r) != 0)
+        return 2;
+    if (read_run(r) != 0)
+        return 2;
+    r->t->ops->close(r->t, &r->main);
+    r->t->ops->close(r->t, &r->filter);
+    cx_pending_abandon(s, &r->main);
+    cx_pending_abandon(s, &r->filter);
+    if (r->a->resume_after != 0 && s->ended && !s->io_error && probe(r) != 0)
+        return 2;
+    return 0;
+}
+
+int apstream_connect(int argc, char **argv)
+{
+    connect_args a;
+    cx_session s;
+    run_ctx r;
+    char *request, *filter_text = NULL;
+    size_t filter_len;
+    uint64_t valid = 0, invalid = 0, found;
+    int rc;
+    if ((rc = parse_args(argc, argv, &a)) != 0)
+        return rc == 1 ? 0 : rc;
+    if (a.filter != NULL) {
+        if (apstream_read_file(a.filter, &filter_text, &filter_len) != 0)
+            return 2;
+        a.filter_json = filter_text;
+    } else {
+        a.filter_json = default_filter;
+        filter_len = strlen(default_filter);
+    }
+    apstream_diag_setup(&a.o, a.o.json_report);
+    if ((request = main_request(a.channels)) == NULL || cx_session_init(&s, &a.o, stdout) != 0) {
+        fprintf(stderr, "apstream: out of memory\n");
+        free(request);
+        free(filter_text);
+        return 2;
+    }
+    if (cx_session_set_filter(&s, a.filter_json, filter_len) != 0) {
+        cx_session_deinit(&s);
+        free(request);
+        free(filter_text);
+        return 2;
+    }
+    memset(&r, 0, sizeof r);
+    r.a = &a;
+    r.s = &s;
+    r.request = request;
+    r.t = a.websocket ? cx_ws_transport(&s, a.url, a.thread, (unsigned)a.stall_s)
+                      : cx_sse_transport(&s, a.url, a.thread, (unsigned)a.stall_s);
+    if (a.o.json_report)
+        fputs("{\"errors\":[", stdout);
+    rc = r.t != NULL ? check_server(&r) : 2;
+    if (r.t != NULL)
+        r.t->ops->free(r.t);
+    cx_stream_deinit(&r.main);
+    cx_stream_deinit(&r.filter);
+    if (s.events == 0 && rc == 0 && !s.io_error)
+        cx_error(&s, 0, NULL, "no events: nothing was checked");
+    if (s.check != NULL)
+        apstream_check_counts(s.check, &valid, &invalid);
+    found = cx_session_finish(&s, s.ended);
+    if (a.o.json_report)
+        printf("\n],\"valid\":%" PRIu64 ",\"invalid\":%" PRIu64 "}\n", valid, invalid);
+    else
+        printf("%" PRIu64 " valid, %" PRIu64 " invalid\n", valid, invalid);
+    fflush(stdout);
+    apstream_diag_end();
+    if (rc == 0 && s.io_error)
+        rc = 2;
+    if (rc == 0 && (s.errors > 0 || invalid > 0 || found > 0))
+        rc = 1;
+    cx_session_deinit(&s);
+    free(request);
+    free(filter_text);
+    return rc;
+}

@@ -1,0 +1,644 @@
+/*
+ * connect_read.c - the reading path of `apstream connect`: what a server
+ * sends (SSE bytes, WebSocket messages, command responses) to verdicts. The
+ * main subscription's events go through validate's checker (check.c), so a
+ * live server and a capture get the same diagnostics, numbered by event;
+ * here are only the rules a capture cannot show: a resume continues right
+ * after the last event received (or the server says it missed), a filtered
+ * subscription gets the matching subset, a command gets its own answer.
+ * No I/O and no clock: the transports push bytes in, and the fuzz target
+ * pushes anything.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ap_replay.h"
+#include "connect.h"
+
+const char *cx_resume_name(cx_resume how)
+{
+    switch (how) {
+    case CX_RESUME_SINCE:
+        return "`since` in the request";
+    case CX_RESUME_LAST_EVENT_ID:
+        return "the Last-Event-ID header";
+    case CX_RESUME_SINCE_EVENT_ID:
+        return "`sinceEventId` in the request";
+    case CX_RESUME_RECONNECT:
+        return "subscription.reconnect";
+    default:
+        return "a new subscription";
+    }
+}
+
+void cx_error(cx_session *s, uint64_t line, const char *pointer, const char *fmt, ...)
+{
+    char message[APS_ERROR_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    apstream_diag(s->out, line, "error", pointer, "%s", message);
+    s->errors++;
+}
+
+int cx_session_init(cx_session *s, const apstream_options *o, FILE *out)
+{
+    memset(s, 0, sizeof *s);
+    s->o = o;
+    s->out = out;
+    s->unfiltered = o->unfiltered;
+    s->next_id = 1000000; /* clear of the ids a --start file is likely to use */
+    aps_arena_init(&s->arena, NULL);
+    if ((s->check = apstream_check_new(o, &ap_message_type, 0, out)) == NULL) {
+        aps_arena_deinit(&s->arena);
+        return -1;
+    }
+    return 0;
+}
+
+int cx_session_set_filter(cx_session *s, const char *json, size_t len)
+{
+    ap_event_stream_request_t req;
+    aps_decode_options dopt;
+    aps_error err = APS_ERROR_INIT;
+    aps_status st;
+    memset(&dopt, 0, sizeof dopt);
+    dopt.strict = 1;
+    aps_arena_reset(&s->arena);
+    st = aps_schema_decode(&ap_event_stream_request_type, json, len, &s->arena, &req, &dopt, &err);
+    if (st == APS_OK)
+        st = ap_filter_init_request(&s->filter, &req, &s->arena, &err);
+    if (st != APS_OK) {
+        fprintf(stderr, "apstream: error: the filtered subscription's request: %s: %s\n",
+                err.pointer[0] ? err.pointer : "(root)", err.code != APS_OK ? err.message : aps_status_str(st));
+        return -1;
+    }
+    s->has_filter = 1;
+    return 0;
+}
+
+static void seqs_push(cx_session *s, cx_seqs *q, uint64_t seq)
+{
+    if (q->full)
+        return;
+    if (q->n == q->cap) {
+        size_t cap = q->cap ? 2 * q->cap : 256;
+        uint64_t *v = cap <= CX_MAX_COMPARED ? realloc(q->v, cap * sizeof *v) : NULL;
+        if (v == NULL) {
+            q->full = 1;
+            apstream_diag(s->out, 0, "warning", NULL, "more events than the filter comparison keeps: it stops at %zu",
+                          q->n);
+            return;
+        }
+        q->v = v;
+        q->cap = cap;
+    }
+    q->v[q->n++] = seq;
+}
+
+/* The filtered subscription got exactly the main one's events that match its filter, in order. */
+static void compare_filtered(cx_session *s)
+{
+    size_t i, k = s->expect.n < s->got.n ? s->expect.n : s->got.n;
+    if (!s->has_filter || s->expect.full || s->got.full)
+        return;
+    for (i = 0; i < k; i++)
+        if (s->expect.v[i] != s->got.v[i]) {
+            cx_error(s, 0, NULL,
+                     "filtered subscription, its event %zu: seq %" PRIu64 ", but the main subscription's event %zu "
+                     "that matches the filter is seq %" PRIu64,
+                     i + 1, s->got.v[i], i + 1, s->expect.v[i]);
+            return;
+        }
+    if (s->got.n > s->expect.n)
+        cx_error(s, 0, NULL,
+                 "filtered subscription: %zu events, but only %zu of the main subscription's match its filter "
+                 "(the first extra is seq %" PRIu64 ")",
+                 s->got.n, s->expect.n, s->got.v[k]);
+    else if (s->got.n < s->expect.n)
+        cx_error(s, 0, NULL,
+                 "filtered subscription: %zu events, but %zu of the main subscription's match its filter "
+                 "(the first missing is seq %" PRIu64 ")",
+                 s->got.n, s->expect.n, s->expect.v[k]);
+}
+
+uint64_t cx_session_finish(cx_session *s, int deliver)
+{
+    size_t i;
+    uint64_t found;
+    for (i = 0; i < s->npending; i++)
+        cx_error(s, 0, "/id", "command %" PRIu64 " (%s) got no response", s->pending[i].id, s->pending[i].method);
+    s->npending = 0;
+    compare_filtered(s);
+    found = apstream_check_free(s->check, deliver);
+    s->check = NULL;
+    return found;
+}
+
+void cx_session_deinit(cx_session *s)
+{
+    apstream_check_free(s->check, 0);
+    if (s->has_filter)
+        aps_filter_deinit(&s->filter);
+    free(s->expect.v);
+    free(s->got.v);
+    aps_arena_deinit(&s->arena);
+}
+
+/* ---- commands ------------------------------------------------------------------ */
+
+int cx_command_id(const char *text, size_t len, uint64_t *id, char *method, size_t method_cap)
+{
+    ap_command_t cmd;
+    aps_decode_options dopt;
+    aps_error err = APS_ERROR_INIT;
+    aps_arena arena;
+    aps_status st;
+    memset(&dopt, 0, sizeof dopt);
+    aps_arena_init(&arena, NULL);
+    st = aps_schema_decode(&ap_command_type, text, len, &arena, &cmd, &dopt, &err);
+    if (st == APS_OK) {
+        /* the method as sent, for messages: the name of the command's kind */
+        const char *m = cmd.command_data.kind == AP_COMMAND_DATA_RUN_START ? "run.start" : "the --start command";
+        snprintf(method, method_cap, "%s", m);
+        *id = cmd.id;
+    } else {
+        fprintf(stderr, "apstream: error: the --start file is no Command: %s: %s\n",
+                err.pointer[0] ? err.pointer : "(root)", err.code != APS_OK ? err.message : aps_status_str(st));
+    }
+    aps_arena_deinit(&arena);
+    return st == APS_OK ? 0 : -1;
+}
+
+int cx_pending_add(cx_session *s, uint64_t id, const char *method, cx_stream *on, int reconnect)
+{
+    cx_pending *p;
+    if (s->npending == CX_MAX_PENDING)
+        return -1;
+    p = &s->pending[s->npending++];
+    memset(p, 0, sizeof *p);
+    p->id = id;
+    snprintf(p->method, sizeof p->method, "%s", method);
+    p->on = on;
+    p->reconnect = reconnect;
+    return 0;
+}
+
+void cx_pending_abandon(cx_session *s, const cx_stream *on)
+{
+    size_t i = 0;
+    while (i < s->npending)
+        if (s->pending[i].on == on && on != NULL)
+            s->pending[i] = s->pending[--s->npending];
+        else
+            i++;
+}
+
+/* Takes the pending command `id` off the list into *out. 0, or -1 when none has that id. */
+static int pending_take(cx_session *s, uint64_t id, cx_pending *out)
+{
+    size_t i;
+    for (i = 0; i < s->npending; i++)
+        if (s->pending[i].id == id) {
+            *out = s->pending[i];
+            s->pending[i] = s->pending[--s->npending];
+            return 0;
+        }
+    return -1;
+}
+
+/* A reconnect result's missedEvents, whichever alternative of the untagged result the decoder chose. */
+static uint64_t missed_events(const ap_command_response_t *r)
+{
+    const ap_reconnect_result_t *rr;
+    if (r->result.kind == AP_RESULT_DATA_SUBSCRIPTION_RESULT &&
+        r->result.u.subscription_result.kind == AP_SUBSCRIPTION_RESULT_RECONNECT_RESULT) {
+        rr = &r->result.u.subscription_result.u.reconnect_result;
+        return rr->has_missed_events ? rr->missed_events : 0;
+    }
+    return 0;
+}
+
+int cx_response(cx_session *s, const char *text, size_t len, int64_t expect, cx_pending *which, uint64_t *missed)
+{
+    ap_message_t msg;
+    aps_decode_options dopt;
+    aps_error err = APS_ERROR_INIT;
+    aps_status st;
+    cx_pending p;
+    uint64_t id;
+    memset(which, 0, sizeof *which);
+    if (missed != NULL)
+        *missed = 0;
+    memset(&dopt, 0, sizeof dopt);
+    dopt.strict = 1;
+    dopt.key_case = s->o->key_case;
+    aps_arena_reset(&s->arena);
+    st = aps_schema_decode(&ap_message_type, text, len, &s->arena, &msg, &dopt, &err);
+    if (st == APS_OK)
+        st = aps_schema_validate(&ap_message_type, &msg, 1, &err);
+    if (st == APS_OK && msg.kind == AP_MESSAGE_EVENT) {
+        aps_error_set(&err, APS_E_TYPE, 0, "an event where a CommandResponse or ErrorResponse was due");
+        st = APS_E_TYPE;
+    }
+    if (st != APS_OK) {
+        cx_error(s, 0, err.pointer, "the response to %s: %s", expect >= 0 ? "a command" : "a WebSocket command",
+                 err.code != APS_OK ? err.message : aps_status_str(st));
+        if (expect >= 0)
+            (void)pending_take(s, (uint64_t)expect, which);
+        return -1;
+    }
+    if (msg.kind == AP_MESSAGE_ERROR_RESPONSE && msg.u.error_response.id_is_null) {
+        cx_error(s, 0, "/id", "an ErrorResponse with a null id (\"%.*s\") to a command that had one",
+                 (int)(msg.u.error_response.message.len > 120 ? 120 : msg.u.error_response.message.len),
+                 msg.u.error_response.message.ptr);
+        if (expect >= 0)
+            (void)pending_take(s, (uint64_t)expect, which);
+        return -1;
+    }
+    id = msg.kind == AP_MESSAGE_COMMAND_RESPONSE ? msg.u.command_response.id : msg.u.error_response.id;
+    if (expect >= 0 && id != (uint64_t)expect) {
+        (void)pending_take(s, (uint64_t)expect, &p);
+        cx_error(s, 0, "/id", "the response to command %" PRId64 " (%s) has id %" PRIu64, expect, p.method, id);
+        *which = p;
+        return -1;
+    }
+    if (pending_take(s, id, &p) != 0) {
+        cx_error(s, 0, "/id", "a response with id %" PRIu64 " answers no command in flight", id);
+        return -1;
+    }
+    *which = p;
+    if (msg.kind == AP_MESSAGE_ERROR_RESPONSE) {
+        cx_error(s, 0, NULL, "command %" PRIu64 " (%s) was refused: %.*s", id, p.method,
+                 (int)(msg.u.error_response.message.len > 200 ? 200 : msg.u.error_response.message.len),
+                 msg.u.error_response.message.ptr);
+        return -1;
+    }
+    if (missed != NULL)
+        *missed = missed_events(&msg.u.command_response);
+    return 0;
+}
+
+/* ---- events -------------------------------------------------------------------- */
+
+/* What connect needs of an event beyond the checker's verdict. */
+typedef struct cx_facts {
+    int has_seq;
+    uint64_t seq;
+    aps_slice id;        /* the eventId, else the SSE id kept; ptr NULL: none */
+    aps_slice run_id;    /* ptr NULL: none */
+    int routed;          /* meta below is known */
+    aps_replay_meta meta;
+} cx_facts;
+
+static void facts_of(cx_session *s, const aps_record *rec, cx_facts *f)
+{
+    ap_message_t msg;
+    aps_decode_options dopt;
+    aps_error err = APS_ERROR_INIT;
+    const ap_event_t *ev = NULL;
+    memset(f, 0, sizeof *f);
+    memset(&dopt, 0, sizeof dopt);
+    dopt.key_case = s->o->key_case;
+    aps_arena_reset(&s->arena);
+    /* tolerant: the checker reports what the schema rejects; the seq and route are wanted all the same */
+    if (aps_schema_decode(&ap_message_type, rec->text, rec->len, &s->arena, &msg, &dopt, &err) == APS_OK &&
+        msg.kind == AP_MESSAGE_EVENT) {
+        ev = &msg.u.event;
+        f->has_seq = ev->has_seq;
+        f->seq = ev->seq;
+        if (ev->has_event_id)
+            f->id = ev->event_id;
+        if (ev->has_run_id)
+            f->run_id = ev->run_id;
+    }
+    if (f->id.ptr == NULL && rec->from_sse && rec->sse_id_len > 0) {
+        f->id.ptr = rec->sse_id;
+        f->id.len = rec->sse_id_len;
+    }
+    f->routed = ap_event_replay_meta_text(rec->text, rec->len, ev, &s->arena, &f->meta, &err) == APS_OK;
+}
+
+static int root_end(const cx_facts *f)
+{
+    return f->routed && f->meta.run == APS_RUN_END && f->meta.ns.count == 0;
+}
+
+static void copy_id(char *dst, size_t *dst_len, aps_slice id)
+{
+    *dst_len = id.ptr != NULL && id.len < CX_MAX_ID ? id.len : 0;
+    if (*dst_len > 0)
+        memcpy(dst, id.ptr, id.len);
+}
+
+/*
+ * The first event after a resume, or after a miss the server announced:
+ * it continues right after the last event the client had, or the miss
+ * says what was lost. Anything else is a gap or a repeat the client was
+ * not told of.
+ */
+static void check_continuation(cx_stream *st, uint64_t line, const cx_facts *f)
+{
+    cx_session *s = st->s;
+    const char *who = st->role == CX_PROBE ? "the probe from before the window" : "resumed";
+    if (!f->has_seq || !st->has_after)
+        return;
+    if (st->miss) {
+        if (st->miss_oldest != 0 && f->seq < st->miss_oldest)
+            cx_error(s, line, "/seq", "%s by %s after seq %" PRIu64 ": seq %" PRIu64
+                     " is older than the oldest seq %" PRIu64 " the server's miss announced",
+                     who, cx_resume_name(st->how), st->after_seq, f->seq, st->miss_oldest);
+        else if (f->seq <= st->after_seq)
+            cx_error(s, line, "/seq", "%s by %s after seq %" PRIu64 ": seq %" PRIu64 " repeats an event already received",
+                     who, cx_resume_name(st->how), st->after_seq, f->seq);
+        else if (st->role == CX_MAIN)
+            apstream_diag(s->out, line, "warning", NULL,
+                          "%s by %s after seq %" PRIu64 ": the server announced a miss of %" PRIu64
+                          " events; continuing at seq %" PRIu64,
+                          who, cx_resume_name(st->how), st->after_seq, st->miss_lost, f->seq);
+        if (st->role == CX_MAIN)
+            apstream_check_forget_seq(s->check);
+    } else if (f->seq <= st->after_seq) {
+        cx_error(s, line, "/seq", "%s by %s after seq %" PRIu64 ": seq %" PRIu64 " repeats an event already received",
+                 who, cx_resume_name(st->how), st->after_seq, f->seq);
+    } else if (s->unfiltered && f->seq != st->after_seq + 1) {
+        cx_error(s, line, "/seq",
+                 "%s by %s after seq %" PRIu64 ": seq %" PRIu64 " follows, %" PRIu64
+                 " events lost without the miss the protocol defines",
+                 who, cx_resume_name(st->how), st->after_seq, f->seq, f->seq - st->after_seq - 1);
+    }
+    st->miss = 0;
+    st->has_after = 0;
+}
+
+static int main_event(cx_stream *st, const aps_record *rec, const cx_facts *f)
+{
+    cx_session *s = st->s;
+    aps_record numbered = *rec;
+    uint64_t n = ++s->events;
+    if (st->miss && !st->has_after && s->have_last) {
+        /* a miss in the middle of a connection (the subscriber fell behind) */
+        st->has_after = 1;
+        st->after_seq = s->last_seq;
+    }
+    check_continuation(st, n, f);
+    numbered.line = n;
+    if (apstream_check_record(s->check, &numbered) != 0)
+        return -1;
+    if (s->has_filter && f->routed &&
+        aps_filter_match_namespace(&s->filter, f->meta.channel, f->meta.custom_name, f->meta.ns))
+        seqs_push(s, &s->expect, f->seq);
+    if (f->has_seq) {
+        if (!s->have_first) {
+            s->have_first = 1;
+            s->first_seq = f->seq;
+            copy_id(s->first_id, &s->first_id_len, f->id);
+        }
+        s->have_last = 1;
+        s->last_seq = f->seq;
+    }
+    copy_id(s->last_id, &s->last_id_len, f->id);
+    if (f->run_id.ptr != NULL)
+        copy_id(s->run_id, &s->run_id_len, f->run_id);
+    if (root_end(f)) {
+        s->ended = st->ended = st->stop = 1;
+        return 1;
+    }
+    if (st->drop_at != 0 && st->count >= st->drop_at) {
+        st->stop = st->dropped = 1;
+        return 1;
+    }
+    return 0;
+}
+
+static int filter_event(cx_stream *st, const cx_facts *f)
+{
+    cx_session *s = st->s;
+    seqs_push(s, &s->got, f->seq);
+    if (root_end(f)) {
+        st->ended = st->stop = 1;
+        return 1;
+    }
+    return 0;
+}
+
+static int probe_event(cx_stream *st, const cx_facts *f)
+{
+    cx_session *s = st->s;
+    if (st->has_after || st->miss) {
+        check_continuation(st, 0, f);
+    } else if (f->has_seq && st->has_prev) {
+        if (f->seq <= st->prev_seq)
+            cx_error(s, 0, "/seq", "the probe's replay: seq %" PRIu64 " after seq %" PRIu64, f->seq, st->prev_seq);
+        else if (s->unfiltered && f->seq != st->prev_seq + 1)
+            cx_error(s, 0, "/seq", "the probe's replay: seq %" PRIu64 " follows seq %" PRIu64 " with no miss announced",
+                     f->seq, st->prev_seq);
+    }
+    if (f->has_seq) {
+        st->has_prev = 1;
+        st->prev_seq = f->seq;
+    }
+    /* the replay has reached what the main subscription saw last: nothing more to learn */
+    if (root_end(f) || (f->has_seq && s->have_last && f->seq >= s->last_seq)) {
+        st->ended = st->stop = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* One event (or whatever the server sent as one) on `st`. 0 go on, 1 stop, -1 out of memory. */
+static int on_event(cx_stream *st, const aps_record *rec)
+{
+    cx_facts f;
+    if (st->stop)
+        return 1;
+    if (st->waiting_reconnect) {
+        st->ignored++;
+        return 0;
+    }
+    st->count++;
+    facts_of(st->s, rec, &f);
+    switch (st->role) {
+    case CX_MAIN:
+        return main_event(st, rec, &f);
+    case CX_FILTER:
+        return filter_event(st, &f);
+    default:
+        return probe_event(st, &f);
+    }
+}
+
+/* ---- SSE ----------------------------------------------------------------------- */
+
+static int sse_record(void *user, const aps_record *rec)
+{
+    int rc = on_event(user, rec);
+    return rc == 0 ? 0 : rc > 0 ? 1 : 2;
+}
+
+static const char *role_name(cx_role role)
+{
+    return role == CX_MAIN ? "the subscription" : role == CX_FILTER ? "the filtered subscription" : "the probe";
+}
+
+static void sse_framing_error(void *user, uint64_t line, const aps_error *err)
+{
+    cx_stream *st = user;
+    cx_error(st->s, st->role == CX_MAIN ? st->s->events + 1 : 0, NULL, "%s's SSE, its line %" PRIu64 ": %s",
+             role_name(st->role), line, err->message);
+    st->stop = 1;
+}
+
+static void sse_gate(void *user, const aps_records_gate *gate)
+{
+    cx_stream *st = user;
+    cx_error(st->s, st->role == CX_MAIN ? st->s->events + 1 : 0, NULL, "%s's SSE, its line %" PRIu64 ": %s",
+             role_name(st->role), gate->line, gate->reason);
+}
+
+int cx_stream_init(cx_stream *st, cx_session *s, cx_role role, int sse)
+{
+    aps_records_config cfg;
+    memset(st, 0, sizeof *st);
+    st->s = s;
+    st->role = role;
+    if (!sse)
+        return 0;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.format = APS_FORMAT_SSE;
+    cfg.max_record = s->o->max_record;
+    cfg.strict = 1;
+    cfg.on_record = sse_record;
+    cfg.on_error = sse_framing_error;
+    cfg.on_gate = sse_gate;
+    cfg.user = st;
+    return (st->reader = aps_records_reader_new(&cfg)) != NULL ? 0 : -1;
+}
+
+void cx_stream_deinit(cx_stream *st)
+{
+    aps_records_reader_free(st->reader);
+    st->reader = NULL;
+}
+
+/* A comment line of the SSE body: the server's miss, or a heartbeat (ignored). */
+static void sse_comment(cx_stream *st)
+{
+    uint64_t lost, oldest;
+    st->comment[st->comment_len] = '\0';
+    if (sscanf(st->comment, ": missed %" SCNu64 " events; oldest seq %" SCNu64, &lost, &oldest) == 2) {
+        st->miss = 1;
+        st->miss_lost = lost;
+        st->miss_oldest = oldest;
+    }
+}
+
+static int push_reader(cx_stream *st, const char *bytes, size_t len)
+{
+    int rc = len > 0 ? aps_records_push(st->reader, bytes, len) : 0;
+    if (rc == APS_RECORDS_NOMEM || rc == 2)
+        return -1;
+    if (rc == APS_RECORDS_REJECTED)
+        st->stop = 1;
+    return st->stop ? 1 : 0;
+}
+
+int cx_sse_push(cx_stream *st, const char *bytes, size_t len)
+{
+    size_t i, from = 0;
+    int rc;
+    if (st->stop)
+        return 1;
+    /* comments are found on the way, and the bytes before each pushed first, so a miss is known before the event after it */
+    for (i = 0; i < len; i++) {
+        char c = bytes[i];
+        if (!st->mid_line) {
+            st->in_comment = c == ':';
+            st->comment_len = 0;
+        }
+        if (c == '\n' || c == '\r') {
+            if (st->in_comment) {
+                if ((rc = push_reader(st, bytes + from, i + 1 - from)) != 0)
+                    return rc;
+                from = i + 1;
+                sse_comment(st);
+            }
+            st->mid_line = st->in_comment = 0;
+        } else {
+            st->mid_line = 1;
+            if (st->in_comment && st->comment_len < sizeof st->comment - 1)
+                st->comment[st->comment_len++] = c;
+        }
+    }
+    return push_reader(st, bytes + from, len - from);
+}
+
+void cx_sse_end(cx_stream *st)
+{
+    cx_session *s = st->s;
+    int rc = 0;
+    st->closed = 1;
+    if (st->stop)
+        return;
+    rc = aps_records_finish(st->reader);
+    (void)rc; /* a cut event was reported through sse_gate */
+    if (st->stop)
+        return;
+    if (st->role == CX_MAIN)
+        cx_error(s, s->events, NULL, "the server ended the subscription after %" PRIu64
+                 " events, before the run's root lifecycle ended", s->events);
+    else
+        cx_error(s, 0, NULL, "the server ended %s before the run's end", role_name(st->role));
+}
+
+/* ---- WebSocket ------------------------------------------------------------------- */
+
+/* Whether a WebSocket message is a command response (else an event, or what the server sent as one). */
+static int is_response(cx_session *s, const char *text, size_t len)
+{
+    ap_message_t msg;
+    aps_decode_options dopt;
+    memset(&dopt, 0, sizeof dopt);
+    dopt.key_case = s->o->key_case;
+    aps_arena_reset(&s->arena);
+    /* tolerant: an event of a kind the schema lacks is still an event, reported by the checker */
+    if (aps_schema_decode(&ap_message_type, text, len, &s->arena, &msg, &dopt, NULL) != APS_OK)
+        return 0;
+    return msg.kind == AP_MESSAGE_COMMAND_RESPONSE || msg.kind == AP_MESSAGE_ERROR_RESPONSE;
+}
+
+int cx_ws_message(cx_stream *st, const char *text, size_t len)
+{
+    aps_record rec;
+    if (st->stop)
+        return 1;
+    if (is_response(st->s, text, len)) {
+        cx_pending which;
+        uint64_t missed = 0;
+        int rc = cx_response(st->s, text, len, -1, &which, &missed);
+        if (which.reconnect && which.on == st) {
+            st->waiting_reconnect = 0;
+            if (rc == 0 && missed > 0) {
+                st->miss = 1;
+                st->miss_lost = missed;
+                st->miss_oldest = 0; /* the reconnect result says how many, not from where */
+            }
+        }
+        return 0;
+    }
+    memset(&rec, 0, sizeof rec);
+    rec.text = text;
+    rec.len = len;
+    switch (on_event(st, &rec)) {
+    case 0:
+        return 0;
+    case 1:
+        return 1;
+    default:
+        return -1;
+    }
+}

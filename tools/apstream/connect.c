@@ -221,6 +221,8 @@ typedef struct run_ctx {
     const char *request;
     int resumes;
     int64_t deadline;
+    int probed;          /* the probe ran */
+    uint64_t probe_events, probe_missed;
 } run_ctx;
 
 static int commands_done(const cx_session *s)
@@ -314,6 +316,9 @@ static int probe(run_ctx *r)
     if (!p.stop && !p.closed)
         cx_error(s, 0, NULL, "the probe (resuming by %s from before the window) did not reach seq %" PRIu64 " in time",
                  cx_resume_name(p.how), s->last_seq);
+    r->probed = 1;
+    r->probe_events = p.count;
+    r->probe_missed = p.missed;
     r->t->ops->close(r->t, &p);
     cx_pending_abandon(s, &p);
     cx_stream_deinit(&p);
@@ -433,6 +438,16 @@ int apstream_connect(int argc, char **argv)
     else
         printf("%" PRIu64 " valid, %" PRIu64 " invalid\n", valid, invalid);
     fflush(stdout);
+    /* what was checked, so that a pass says what it covered */
+    fprintf(stderr, "apstream connect: %" PRIu64 " events, %d resumes, the filtered subscription %zu of %zu expected",
+            s.events, r.resumes, s.got.n, s.expect.n);
+    if (r.probed && r.probe_missed > 0)
+        fprintf(stderr, ", the probe from before the window: a miss of %" PRIu64 " events, then %" PRIu64 " events\n",
+                r.probe_missed, r.probe_events);
+    else if (r.probed)
+        fprintf(stderr, ", the probe from before the window: no miss, %" PRIu64 " events\n", r.probe_events);
+    else
+        fputc('\n', stderr);
     apstream_diag_end();
     if (rc == 0 && s.io_error)
         rc = 2;

@@ -71,6 +71,7 @@ typedef struct cx_stream {
     uint64_t after_seq;         /* the last seq the client had */
     int miss;                   /* the server announced a miss before the first event */
     uint64_t miss_lost, miss_oldest;
+    uint64_t missed;            /* every miss the server announced on this connection, summed */
     int has_prev;
     uint64_t prev_seq;          /* this connection's last seq (probe: continuity) */
     uint64_t count;             /* events on this connection */

@@ -534,6 +534,7 @@ static void sse_comment(cx_stream *st)
         st->miss = 1;
         st->miss_lost = lost;
         st->miss_oldest = oldest;
+        st->missed += lost;
     }
 }
 
@@ -626,6 +627,7 @@ int cx_ws_message(cx_stream *st, const char *text, size_t len)
                 st->miss = 1;
                 st->miss_lost = missed;
                 st->miss_oldest = 0; /* the reconnect result says how many, not from where */
+                st->missed += missed;
             }
         }
         return 0;

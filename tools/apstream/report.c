@@ -87,6 +87,10 @@ void apstream_diag(FILE *out, uint64_t line, const char *severity, const char *p
     va_end(ap);
     if (diag.json)
         json_item(out, line, severity, pointer != NULL ? pointer : "", 0, message);
+    else if (line == 0 && pointer != NULL) /* about no record (connect: the connection, a command) */
+        fprintf(out, "%s: %s: %s\n", severity, pointer[0] ? pointer : "(root)", message);
+    else if (line == 0)
+        fprintf(out, "%s: %s\n", severity, message);
     else if (pointer != NULL)
         fprintf(out, "%" PRIu64 ": %s: %s: %s\n", line, severity, pointer[0] ? pointer : "(root)", message);
     else

@@ -4,7 +4,7 @@
  *
  *   apstream serve [--listen HOST:PORT] --script FILE [--script FILE]...
  *                  [--pace realtime|MS|0] [--api-key KEY] [--cors ORIGINS]
- *                  [--drop-after N]
+ *                  [--drop-after N] [--window N]
  *
  * Each `run.start` on a thread plays the next script (a capture, JSONL or
  * SSE; the scripts in turn) as a new run of that thread: the server numbers
@@ -555,6 +555,7 @@ static aps_status on_command(void *user, ap_server *srv, const ap_server_command
 static const char serve_usage_text[] =
     "usage: apstream serve [--listen HOST:PORT] --script FILE [--script FILE]...\n"
     "                      [--pace realtime|MS|0] [--api-key KEY] [--cors ORIGINS] [--drop-after N]\n"
+    "                      [--window N]\n"
     "\n"
     "  --listen HOST:PORT   where to listen (default 127.0.0.1:8123; PORT 0: any free port)\n"
     "  --script FILE        a capture (JSONL or SSE) each run.start plays, the scripts in turn\n"
@@ -564,6 +565,9 @@ static const char serve_usage_text[] =
     "  --cors ORIGINS       comma-separated origins allowed to call from a browser (* any)\n"
     "  --drop-after N       close an event stream after N events past the furthest an earlier\n"
     "                       stream of its thread got (a test knob: clients reconnect)\n"
+    "  --window N           keep only the last N events of each thread for replay (default:\n"
+    "                       aps/replay.h's): an older replay point is answered with a miss,\n"
+    "                       and a subscriber further behind is told what it missed\n"
     "\n"
     "Prints \"listening on http://HOST:PORT\" when ready; stops on SIGINT or SIGTERM.\n";
 
@@ -622,6 +626,14 @@ int apstream_serve(int argc, char **argv)
             opt.api_key = v;
         } else if (strcmp(a, "--cors") == 0) {
             opt.cors_origins = v;
+        } else if (strcmp(a, "--window") == 0) {
+            /* each thread's log holds this many events: a replay from before it is a miss (connect's
+             * probe). A subscriber further behind is then told what it missed rather than
+             * disconnected (max_lag defaults to the log's capacity), so the miss can be seen. */
+            opt.replay.max_events = strtoull(v, &end, 10);
+            opt.max_lag = (size_t)1 << 30;
+            if (*end != '\0' || v[0] == '\0' || opt.replay.max_events == 0)
+                return serve_usage("--window takes a count of events (at least 1)");
         } else if (strcmp(a, "--drop-after") == 0) {
             opt.drop_after = strtoull(v, &end, 10);
             if (*end != '\0' || v[0] == '\0')

@@ -113,6 +113,7 @@ struct apstream_check {
     uint64_t valid, invalid;
     uint64_t stream_findings;  /* breaks of the stream-level rules (seq, eventId) */
     int have_seq;
+    uint64_t rejected_since;   /* records the schema rejected since last_seq: their seqs are unknown */
     uint64_t last_seq, last_seq_line;
     id_window ids;
     asm_run *assembler;        /* Message streams: the lifecycle rules, as assemble checks them */
@@ -146,7 +147,8 @@ static int check_stream(apstream_check *s, const aps_record *rec, const ap_messa
                           seq, s->last_seq, s->last_seq_line);
             found++;
         } else {
-            if (s->have_seq && s->o->unfiltered && seq - s->last_seq > 1) {
+            /* the seqs of records rejected in between may fill a gap: only what they cannot is a loss */
+            if (s->have_seq && s->o->unfiltered && seq - s->last_seq > 1 + s->rejected_since) {
                 if (seq - s->last_seq == 2)
                     apstream_diag(s->out, rec->line, sev, "/seq",
                                   "seq %" PRIu64 " is missing: seq %" PRIu64 " follows seq %" PRIu64 " at line %" PRIu64,
@@ -160,6 +162,7 @@ static int check_stream(apstream_check *s, const aps_record *rec, const ap_messa
             }
             /* the highest seq so far: after a swap, the next event is compared with the later of the two */
             s->have_seq = 1;
+            s->rejected_since = 0;
             s->last_seq = seq;
             s->last_seq_line = rec->line;
         }
@@ -212,6 +215,8 @@ int apstream_check_record(void *user, const aps_record *rec)
     if (decoded && s->type == &ap_message_type && !s->roundtrip && (stream = check_stream(s, rec, value)) < 0)
         return 2;
     s->stream_findings += (uint64_t)stream;
+    if (!decoded)
+        s->rejected_since++;
     if (s->assembler != NULL) {
         uint64_t before = apstream_asm_found(s->assembler);
         if (apstream_asm_record(s->assembler, rec) != 0)

@@ -295,32 +295,47 @@ typedef struct cx_facts {
     aps_replay_meta meta;
 } cx_facts;
 
+/* A member of the event's envelope, in either spelling, whatever the schema says of the rest. */
+static int envelope_member(cx_session *s, const aps_record *rec, const char *camel, const char *snake,
+                           aps_json_reader *r)
+{
+    aps_json_raw obj = { rec->text, rec->len }, v;
+    if (aps_json_raw_member(obj, camel, strlen(camel), &s->arena, &v, NULL) != APS_OK &&
+        (snake == NULL || aps_json_raw_member(obj, snake, strlen(snake), &s->arena, &v, NULL) != APS_OK))
+        return 0;
+    aps_json_reader_init(r, v.ptr, v.len, &s->arena, NULL);
+    return 1;
+}
+
+/*
+ * seq, eventId and runId are read from the envelope itself, not from the
+ * decoded event: an event the schema rejects (reported by the checker) has
+ * its place in the stream all the same, and a resume must start after it.
+ */
 static void facts_of(cx_session *s, const aps_record *rec, cx_facts *f)
 {
     ap_message_t msg;
     aps_decode_options dopt;
-    aps_error err = APS_ERROR_INIT;
+    aps_json_reader r;
     const ap_event_t *ev = NULL;
     memset(f, 0, sizeof *f);
     memset(&dopt, 0, sizeof dopt);
     dopt.key_case = s->o->key_case;
     aps_arena_reset(&s->arena);
-    /* tolerant: the checker reports what the schema rejects; the seq and route are wanted all the same */
-    if (aps_schema_decode(&ap_message_type, rec->text, rec->len, &s->arena, &msg, &dopt, &err) == APS_OK &&
-        msg.kind == AP_MESSAGE_EVENT) {
+    if (aps_schema_decode(&ap_message_type, rec->text, rec->len, &s->arena, &msg, &dopt, NULL) == APS_OK &&
+        msg.kind == AP_MESSAGE_EVENT)
         ev = &msg.u.event;
-        f->has_seq = ev->has_seq;
-        f->seq = ev->seq;
-        if (ev->has_event_id)
-            f->id = ev->event_id;
-        if (ev->has_run_id)
-            f->run_id = ev->run_id;
-    }
+    if (envelope_member(s, rec, "seq", NULL, &r) && aps_json_read_uint64(&r, &f->seq, NULL) == APS_OK)
+        f->has_seq = 1;
+    if (!envelope_member(s, rec, "eventId", "event_id", &r) || aps_json_read_string(&r, &f->id, NULL) != APS_OK)
+        f->id.ptr = NULL;
+    if (!envelope_member(s, rec, "runId", "run_id", &r) || aps_json_read_string(&r, &f->run_id, NULL) != APS_OK)
+        f->run_id.ptr = NULL;
     if (f->id.ptr == NULL && rec->from_sse && rec->sse_id_len > 0) {
         f->id.ptr = rec->sse_id;
         f->id.len = rec->sse_id_len;
     }
-    f->routed = ap_event_replay_meta_text(rec->text, rec->len, ev, &s->arena, &f->meta, &err) == APS_OK;
+    f->routed = ap_event_replay_meta_text(rec->text, rec->len, ev, &s->arena, &f->meta, NULL) == APS_OK;
 }
 
 static int root_end(const cx_facts *f)

@@ -273,7 +273,7 @@ static int read_run(run_ctx *r)
                 return -1;
             continue;
         }
-        if (r->main.stop && !s->ended)
+        if ((r->main.stop || r->main.closed) && !s->ended)
             return 0; /* failed: said where it failed */
         filter_done = !s->has_filter || r->filter.stop || r->filter.closed || (s->ended && s->got.n >= s->expect.n);
         if (s->ended && ended_at == 0)

@@ -609,6 +609,7 @@ void cx_sse_end(cx_stream *st)
                  " events, before the run's root lifecycle ended", s->events);
     else
         cx_error(s, 0, NULL, "the server ended %s before the run's end", role_name(st->role));
+    st->stop = 1;
 }
 
 /* ---- WebSocket ------------------------------------------------------------------- */

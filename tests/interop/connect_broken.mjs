@@ -1,0 +1,77 @@
+// connect_broken.mjs - `apstream connect` against broken_server.mjs, one
+// broken rule at a time: each must be caught with a located error and exit
+// 1, in bounded time (every run is killed after 30 s; the loops below
+// wait on the server at most 10 s). The `ok` mode must pass, so a failure
+// is the broken rule's and not the harness's.
+//
+//   node connect_broken.mjs APSTREAM SCRIPT
+import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const [apstream, script] = process.argv.slice(2);
+const here = dirname(fileURLToPath(import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), "connect-broken-"));
+const start = join(dir, "start.json");
+writeFileSync(start, JSON.stringify({ id: 1, method: "run.start", params: { assistant_id: "agent", input: {} } }));
+
+// [mode, extra connect arguments, exit status, what the report must say]
+const cases = [
+  ["ok", ["--resume-after", "3"], 0, /^22 valid, 0 invalid$/m],
+  ["swap", [], 1, /^5: error: \/seq: seq 4 is not greater than seq 5 at line 4$/m],
+  ["drop-on-resume", ["--resume-after", "3"], 1,
+    /^4: error: \/seq: resumed by `since` in the request after seq 3: seq 5 follows, 1 events lost without the miss the protocol defines$/m],
+  ["repeat-on-resume", ["--resume-after", "3"], 1,
+    /^4: error: \/seq: resumed by `since` in the request after seq 3: seq 3 repeats an event already received$/m],
+  ["bad-event", [], 1, /^5: error: \/params\/timestamp: /m],
+  ["cut", [], 1, /^6: error: the subscription's SSE, its line \d+: the stream ends inside the event that starts here$/m],
+  ["no-filter", [], 1, /^error: filtered subscription, its event \d+: seq \d+, but the main subscription's event \d+ that matches the filter is seq \d+$/m],
+  ["wrong-id", [], 1, /^error: \/id: the response to command 1 \(run\.start\) has id 2$/m],
+  ["no-end", ["--timeout", "3"], 1, /^\d+: error: timed out after 3 s: the run's root lifecycle did not end \(\d+ events read\)$/m],
+  ["huge", ["--max-event", "100000"], 1, /^3: error: the subscription's SSE, its line \d+: .*longer than the maximum/m],
+  ["stall", ["--stall", "2"], 1, /^3: error: the subscription stalled: no byte for 2 s$/m],
+  ["forever", ["--timeout", "3"], 1, /^\d+: error: timed out after 3 s: the run's root lifecycle did not end/m],
+];
+
+function run(cmd, args, ms) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d) => { out += d; });
+    child.stderr.on("data", (d) => { out += d; });
+    const timer = setTimeout(() => child.kill("SIGKILL"), ms);
+    child.on("exit", (code, signal) => { clearTimeout(timer); resolve({ code: signal ? `killed (${signal})` : code, out }); });
+  });
+}
+
+async function server(mode) {
+  const child = spawn(process.execPath, [join(here, "broken_server.mjs"), mode, script], { stdio: ["ignore", "pipe", "inherit"] });
+  const url = await new Promise((resolve, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error("broken_server.mjs did not start in 10 s")), 10000);
+    child.stdout.on("data", (d) => {
+      out += d;
+      const m = out.match(/listening on (http:\/\/\S+)/);
+      if (m) { clearTimeout(timer); resolve(m[1]); }
+    });
+  });
+  return { child, url };
+}
+
+const failures = [];
+for (const [mode, extra, status, said] of cases) {
+  const { child, url } = await server(mode);
+  const t0 = Date.now();
+  const r = await run(apstream, ["connect", url, "--thread", "t1", "--start", start, ...extra], 30000);
+  child.kill("SIGTERM");
+  const ok = r.code === status && said.test(r.out);
+  console.log(`${ok ? "ok  " : "FAIL"} ${mode}: exit ${r.code} in ${Date.now() - t0} ms`);
+  if (!ok) failures.push(`${mode}: expected exit ${status} and ${said}; got exit ${r.code}:\n${r.out}`);
+}
+rmSync(dir, { recursive: true, force: true });
+if (failures.length > 0) {
+  console.error(failures.join("\n\n"));
+  process.exit(1);
+}

@@ -435,7 +435,7 @@ int apstream_connect(int argc, char **argv)
     found = cx_session_finish(&s, s.ended);
     if (a.o.json_report)
         printf("\n],\"valid\":%" PRIu64 ",\"invalid\":%" PRIu64 "}\n", valid, invalid);
-    else
+    else if (!s.io_error) /* as validate: no count when nothing could be read */
         printf("%" PRIu64 " valid, %" PRIu64 " invalid\n", valid, invalid);
     fflush(stdout);
     /* what was checked, so that a pass says what it covered */

@@ -245,7 +245,9 @@ static void finished(sse_transport *t, sse_xfer *x, CURLcode rc)
     if (x->reported || x->st->stop)
         return; /* the client dropped it, or its failure was said */
     if (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST) {
-        fprintf(stderr, "apstream: error: %s/threads/%s: %s\n", t->base.base, t->base.thread, curl_easy_strerror(rc));
+        if (!s->io_error) /* once, not once per subscription */
+            fprintf(stderr, "apstream: error: %s/threads/%s: %s\n", t->base.base, t->base.thread,
+                    curl_easy_strerror(rc));
         s->io_error = 1;
         x->st->stop = 1;
     } else if (status != 200) {

@@ -343,11 +343,18 @@ static int root_end(const cx_facts *f)
     return f->routed && f->meta.run == APS_RUN_END && f->meta.ns.count == 0;
 }
 
+/* Keeps an id to resume by; none when too long, or holding a control byte (it goes into a header). */
 static void copy_id(char *dst, size_t *dst_len, aps_slice id)
 {
-    *dst_len = id.ptr != NULL && id.len < CX_MAX_ID ? id.len : 0;
-    if (*dst_len > 0)
-        memcpy(dst, id.ptr, id.len);
+    size_t i;
+    *dst_len = 0;
+    if (id.ptr == NULL || id.len >= CX_MAX_ID)
+        return;
+    for (i = 0; i < id.len; i++)
+        if ((unsigned char)id.ptr[i] < 0x20 || id.ptr[i] == 0x7f)
+            return;
+    memcpy(dst, id.ptr, id.len);
+    *dst_len = id.len;
 }
 
 /*

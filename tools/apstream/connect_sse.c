@@ -32,7 +32,6 @@ typedef struct sse_xfer {
     int too_big;
     int64_t last_byte_ms;
     long status;
-    int reported;             /* a status or stall was reported: the end is not reported again */
 } sse_xfer;
 
 typedef struct sse_transport {
@@ -242,7 +241,7 @@ static void finished(sse_transport *t, sse_xfer *x, CURLcode rc)
         return;
     }
     x->st->closed = 1;
-    if (x->reported || x->st->stop)
+    if (x->st->stop)
         return; /* the client dropped it, or its failure was said */
     if (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST) {
         if (!s->io_error) /* once, not once per subscription */

@@ -507,9 +507,17 @@ static const char *role_name(cx_role role)
     return role == CX_MAIN ? "the subscription" : role == CX_FILTER ? "the filtered subscription" : "the probe";
 }
 
+/*
+ * A framing error or the gate's finding ends the connection's reading: the
+ * reader may still be inside the bytes of one push, so what it reports
+ * after the first is dropped here, and the verdicts do not depend on how
+ * the bytes were chunked.
+ */
 static void sse_framing_error(void *user, uint64_t line, const aps_error *err)
 {
     cx_stream *st = user;
+    if (st->stop)
+        return;
     cx_error(st->s, st->role == CX_MAIN ? st->s->events + 1 : 0, NULL, "%s's SSE, its line %" PRIu64 ": %s",
              role_name(st->role), line, err->message);
     st->stop = 1;
@@ -518,6 +526,9 @@ static void sse_framing_error(void *user, uint64_t line, const aps_error *err)
 static void sse_gate(void *user, const aps_records_gate *gate)
 {
     cx_stream *st = user;
+    if (st->stop)
+        return;
+    st->stop = 1;
     cx_error(st->s, st->role == CX_MAIN ? st->s->events + 1 : 0, NULL, "%s's SSE, its line %" PRIu64 ": %s",
              role_name(st->role), gate->line, gate->reason);
 }

@@ -1,6 +1,6 @@
 /*
  * connect.h - `apstream connect`: the live conformance check of a server,
- * in three modules that share these types:
+ * in four modules that share these types:
  *
  *   connect_read.c   the reading path: bytes or messages from the server to
  *                    verdicts (events through the checker of validate,
@@ -149,6 +149,8 @@ int cx_ws_message(cx_stream *st, const char *text, size_t len);
 int cx_pending_add(cx_session *s, uint64_t id, const char *method, cx_stream *on, int reconnect);
 /* Forgets the commands in band on `on`, whose socket the client closed: their answers cannot come. */
 void cx_pending_abandon(cx_session *s, const cx_stream *on);
+/* Forgets command `id`, whose failure the transport has said (no answer can be checked). */
+void cx_pending_forget(cx_session *s, uint64_t id);
 /*
  * Checks a command response: a CommandResponse or ErrorResponse by the
  * schema, whose id is a pending command's (`expect`: that id, or -1: any

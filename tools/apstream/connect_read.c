@@ -198,6 +198,16 @@ void cx_pending_abandon(cx_session *s, const cx_stream *on)
             i++;
 }
 
+void cx_pending_forget(cx_session *s, uint64_t id)
+{
+    size_t i;
+    for (i = 0; i < s->npending; i++)
+        if (s->pending[i].id == id && s->pending[i].on == NULL) {
+            s->pending[i] = s->pending[--s->npending];
+            return;
+        }
+}
+
 /* Takes the pending command `id` off the list into *out. 0, or -1 when none has that id. */
 static int pending_take(cx_session *s, uint64_t id, cx_pending *out)
 {

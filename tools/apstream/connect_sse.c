@@ -225,13 +225,8 @@ static void finished(sse_transport *t, sse_xfer *x, CURLcode rc)
             cx_error(s, 0, NULL, "POST /commands (command %" PRIu64 "): %s", x->id, curl_easy_strerror(rc));
         else
             (void)cx_response(s, x->resp != NULL ? x->resp : "", x->resp_len, (int64_t)x->id, &which, NULL);
-        if (x->too_big || rc != CURLE_OK || x->resp == NULL) {
-            /* no answer to check: the command is off the list, its failure said */
-            size_t i;
-            for (i = 0; i < s->npending; i++)
-                if (s->pending[i].id == x->id)
-                    s->pending[i] = s->pending[--s->npending];
-        }
+        if (x->too_big || rc != CURLE_OK || x->resp == NULL)
+            cx_pending_forget(s, x->id); /* no answer to check: its failure is said */
         return;
     }
     if (rc == CURLE_OK && status == 404 && !x->fallback && !x->st->stop) {
@@ -292,6 +287,7 @@ static void sse_pump(cx_transport *tp, int ms)
             x->st->stop = x->st->closed = 1;
         } else {
             cx_error(tp->s, 0, NULL, "command %" PRIu64 ": no response for %u s", x->id, t->base.stall_s);
+            cx_pending_forget(tp->s, x->id);
         }
         xfer_free(t, x);
     }

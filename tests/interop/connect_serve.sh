@@ -33,21 +33,28 @@ fail() {
   failures=$((failures + 1))
 }
 
+k=0
 for script in "$@"; do
+  k=$((k + 1))
   serve_args="--pace 2"
   [ "$mode" = window ] && serve_args="--pace 10 --window 4"
+  # a file of its own per server: the previous one's "listening on" must never be read
+  out="$scratch/serve.$k.out"
   # shellcheck disable=SC2086
-  "$apstream" serve --listen 127.0.0.1:0 --script "$script" $serve_args > "$scratch/serve.out" 2> "$scratch/serve.err" &
+  "$apstream" serve --listen 127.0.0.1:0 --script "$script" $serve_args > "$out" 2> "$scratch/serve.err" &
   serve_pid=$!
   url=
   for _ in $(seq 100); do
-    url=$(sed -n 's/^listening on //p' "$scratch/serve.out")
+    url=$(sed -n 's/^listening on //p' "$out" 2>/dev/null)
     [ -n "$url" ] && break
     sleep 0.1
   done
   if [ -z "$url" ]; then
     fail "$script: apstream serve did not start"
     cat "$scratch/serve.err"
+    kill "$serve_pid" 2>/dev/null
+    wait "$serve_pid" 2>/dev/null
+    serve_pid=
     continue
   fi
   if [ "$mode" = validate ]; then

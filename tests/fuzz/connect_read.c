@@ -42,7 +42,7 @@ static void read_once(const apstream_options *o, unsigned mode, const uint8_t *d
     memset(v, 0, sizeof *v);
     if (cx_session_init(&s, o, sink()) != 0)
         return;
-    if ((mode & 4) && cx_session_set_filter(&s, filter, sizeof filter - 1) != 0)
+    if ((mode & 4) && cx_session_set_filter(&s, filter, sizeof filter - 1, 0) != 0)
         abort(); /* the filter is valid: it must compile */
     if (cx_stream_init(&main, &s, CX_MAIN, sse) != 0 || cx_stream_init(&side, &s, CX_FILTER, sse) != 0)
         abort();

@@ -15,6 +15,7 @@
 //   huge              event 3 never ends: its data line grows forever
 //   stall             after event 3 nothing more is sent, and the stream stays open
 //   forever           after the script (without its end), custom events forever
+//   silent-miss       keeps 8 events: an older resume point starts at the oldest, with no miss said
 //
 //   node broken_server.mjs MODE SCRIPT      prints "listening on http://127.0.0.1:PORT"
 import http from "node:http";
@@ -120,6 +121,7 @@ function subscribe(req, res, text) {
     next = log.findIndex((x) => x.seq > after);
     if (next < 0) next = log.length;
     if (mode === "repeat-on-resume" && next > 0) next--;
+    if (mode === "silent-miss" && log.length - next > 8) next = log.length - 8;
   }
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   res.flushHeaders();

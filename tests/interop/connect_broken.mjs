@@ -20,6 +20,7 @@ writeFileSync(start, JSON.stringify({ id: 1, method: "run.start", params: { assi
 // [mode, extra connect arguments, exit status, what the report must say]
 const cases = [
   ["ok", ["--resume-after", "3"], 0, /^22 valid, 0 invalid$/m],
+  ["ok", ["--channels", "lifecycle,messages", "--resume-after", "4"], 0, /^20 valid, 0 invalid$/m],
   ["swap", [], 1, /^5: error: \/seq: seq 4 is not greater than seq 5 at line 4$/m],
   ["drop-on-resume", ["--resume-after", "3"], 1,
     /^4: error: \/seq: resumed by `since` in the request after seq 3: seq 5 follows, 1 events lost without the miss the protocol defines$/m],
@@ -33,6 +34,8 @@ const cases = [
   ["huge", ["--max-event", "100000"], 1, /^3: error: the subscription's SSE, its line \d+: .*longer than the maximum/m],
   ["stall", ["--stall", "2"], 1, /^3: error: the subscription stalled: no byte for 2 s$/m],
   ["forever", ["--timeout", "3"], 1, /^\d+: error: timed out after 3 s: the run's root lifecycle did not end/m],
+  ["silent-miss", ["--resume-after", "3"], 1,
+    /error: \/seq: (the probe from before the window|resumed) by .*: seq \d+ follows, \d+ events lost without the miss the protocol defines$/m],
 ];
 
 function run(cmd, args, ms) {

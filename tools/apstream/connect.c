@@ -409,7 +409,8 @@ int apstream_connect(int argc, char **argv)
         free(filter_text);
         return 2;
     }
-    if (cx_session_set_filter(&s, a.filter_json, filter_len) != 0) {
+    if (cx_session_set_filter(&s, a.filter_json, filter_len, 0) != 0 ||
+        (a.channels != NULL && cx_session_set_filter(&s, request, strlen(request), 1) != 0)) {
         cx_session_deinit(&s);
         free(request);
         free(filter_text);

@@ -101,6 +101,9 @@ struct cx_session {
     int unfiltered;             /* every channel: a gap in seq is a loss */
     aps_filter filter;          /* the filtered subscription's, to compute what it must get */
     int has_filter;
+    aps_filter main_filter;     /* --channels: what the main subscription takes; the filtered one is
+                                   compared on those events only (the others cannot be predicted) */
+    int has_main_filter;
     cx_seqs expect, got;
     int have_last;
     uint64_t last_seq;
@@ -121,8 +124,12 @@ struct cx_session {
 
 /* Sets up `s` (zeroed first): the checker on o, numbering events from 1. -1: out of memory. */
 int cx_session_init(cx_session *s, const apstream_options *o, FILE *out);
-/* Compiles the filtered subscription's EventStreamRequest (JSON) into s->filter. -1 after reporting why. */
-int cx_session_set_filter(cx_session *s, const char *json, size_t len);
+/*
+ * Compiles an EventStreamRequest (JSON): the filtered subscription's into
+ * s->filter, or (`main`) the main subscription's, when it is not every
+ * channel, into s->main_filter. -1 after reporting why.
+ */
+int cx_session_set_filter(cx_session *s, const char *json, size_t len, int main);
 /* Reports what is left (commands unanswered, the filter comparison); returns the checker's findings. */
 uint64_t cx_session_finish(cx_session *s, int deliver);
 void cx_session_deinit(cx_session *s);

@@ -60,8 +60,9 @@ int cx_session_init(cx_session *s, const apstream_options *o, FILE *out)
     return 0;
 }
 
-int cx_session_set_filter(cx_session *s, const char *json, size_t len)
+int cx_session_set_filter(cx_session *s, const char *json, size_t len, int main)
 {
+    aps_filter *f = main ? &s->main_filter : &s->filter;
     ap_event_stream_request_t req;
     aps_decode_options dopt;
     aps_error err = APS_ERROR_INIT;
@@ -71,13 +72,16 @@ int cx_session_set_filter(cx_session *s, const char *json, size_t len)
     aps_arena_reset(&s->arena);
     st = aps_schema_decode(&ap_event_stream_request_type, json, len, &s->arena, &req, &dopt, &err);
     if (st == APS_OK)
-        st = ap_filter_init_request(&s->filter, &req, &s->arena, &err);
+        st = ap_filter_init_request(f, &req, &s->arena, &err);
     if (st != APS_OK) {
-        fprintf(stderr, "apstream: error: the filtered subscription's request: %s: %s\n",
+        fprintf(stderr, "apstream: error: the %s subscription's request: %s: %s\n", main ? "main" : "filtered",
                 err.pointer[0] ? err.pointer : "(root)", err.code != APS_OK ? err.message : aps_status_str(st));
         return -1;
     }
-    s->has_filter = 1;
+    if (main)
+        s->has_main_filter = 1;
+    else
+        s->has_filter = 1;
     return 0;
 }
 
@@ -144,6 +148,8 @@ void cx_session_deinit(cx_session *s)
     apstream_check_free(s->check, 0);
     if (s->has_filter)
         aps_filter_deinit(&s->filter);
+    if (s->has_main_filter)
+        aps_filter_deinit(&s->main_filter);
     free(s->expect.v);
     free(s->got.v);
     aps_arena_deinit(&s->arena);
@@ -450,7 +456,10 @@ static int main_event(cx_stream *st, const aps_record *rec, const cx_facts *f)
 static int filter_event(cx_stream *st, const cx_facts *f)
 {
     cx_session *s = st->s;
-    seqs_push(s, &s->got, f->seq);
+    /* an event the main subscription does not take is not compared: nothing says what it should be */
+    if (!s->has_main_filter || !f->routed ||
+        aps_filter_match_namespace(&s->main_filter, f->meta.channel, f->meta.custom_name, f->meta.ns))
+        seqs_push(s, &s->got, f->seq);
     if (root_end(f)) {
         st->ended = st->stop = 1;
         return 1;

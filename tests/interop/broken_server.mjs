@@ -1,7 +1,10 @@
 // broken_server.mjs - a test-only protocol server (node builtins only) that
 // breaks one rule on purpose, for `apstream connect` to catch
-// (connect_broken.mjs). It serves one run of SCRIPT over SSE, like
-// `apstream serve --pace 3` does, unless MODE says otherwise:
+// (connect_broken.mjs). It serves one run of SCRIPT over SSE and over a
+// WebSocket (the upgrade and RFC 6455 frames written here, node having no
+// WebSocket server; subscribe, reconnect and run.start in band), like
+// `apstream serve --pace 3` does, unless MODE says otherwise (cut, huge
+// and stall are SSE's):
 //
 //   ok                conformant (the harness's own check)
 //   swap              seqs 4 and 5 are sent swapped
@@ -19,6 +22,7 @@
 //
 //   node broken_server.mjs MODE SCRIPT      prints "listening on http://127.0.0.1:PORT"
 import http from "node:http";
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 
 const [mode, script] = process.argv.slice(2);
@@ -57,6 +61,11 @@ function pump(sub) {
   while (sub.next < log.length && !sub.res.writableEnded) {
     const { seq, ev, text } = log[sub.next++];
     if (!matches(sub.filter, ev)) continue;
+    if (sub.ws) {
+      if (mode === "drop-on-resume" && sub.resumed && !sub.skipped) { sub.skipped = true; continue; }
+      sub.res.write(frame(JSON.stringify(ev)));
+      continue;
+    }
     if (mode === "drop-on-resume" && sub.resumed && !sub.skipped) { sub.skipped = true; continue; }
     if (mode === "cut" && seq === 6) { sub.res.end(text.slice(0, text.indexOf("data: ") + 16)); return; }
     if (mode === "stall" && seq > 3) return;
@@ -97,7 +106,7 @@ setInterval(() => {
 }, 5);
 // heartbeats, as ap_server sends them (not in stall mode: the point is silence)
 setInterval(() => {
-  if (mode !== "stall") for (const sub of subs) if (!sub.huge && !sub.res.writableEnded) sub.res.write(": heartbeat\n\n");
+  if (mode !== "stall") for (const sub of subs) if (!sub.ws && !sub.huge && !sub.res.writableEnded) sub.res.write(": heartbeat\n\n");
 }, 1000);
 
 function body(req) {
@@ -131,15 +140,89 @@ function subscribe(req, res, text) {
   pump(sub);
 }
 
+// The answer to a command; run.start starts the run (after the answer is written: `then`).
+function answer(cmd) {
+  const id = mode === "wrong-id" ? cmd.id + 1 : cmd.id;
+  return cmd.method === "run.start"
+    ? { type: "success", id, result: { runId: "run-1" } }
+    : { type: "error", id, error: "not_supported", message: "the broken server does not do this" };
+}
+function then(cmd) {
+  if (cmd.method === "run.start" && !started) { started = true; playRun(); }
+}
+
 function command(res, text) {
   let cmd;
   try { cmd = JSON.parse(text); } catch { res.writeHead(400).end(); return; }
-  const id = mode === "wrong-id" ? cmd.id + 1 : cmd.id;
-  const answer = cmd.method === "run.start"
-    ? { type: "success", id, result: { runId: "run-1" } }
-    : { type: "error", id, error: "not_supported", message: "the broken server does not do this" };
-  res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
-  if (cmd.method === "run.start" && !started) { started = true; playRun(); }
+  res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer(cmd)));
+  then(cmd);
+}
+
+// ---- WebSocket: one unfragmented text frame per message each way
+
+function frame(text) {
+  const payload = Buffer.from(text);
+  const n = payload.length;
+  const head = n < 126 ? Buffer.from([0x81, n])
+    : n < 65536 ? Buffer.from([0x81, 126, n >> 8, n & 255])
+    : Buffer.concat([Buffer.from([0x81, 127]), (() => { const b = Buffer.alloc(8); b.writeBigUInt64BE(BigInt(n)); return b; })()]);
+  return Buffer.concat([head, payload]);
+}
+
+function wsMessage(conn, text) {
+  let cmd;
+  try { cmd = JSON.parse(text); } catch { return; }
+  const send = (o) => conn.socket.write(frame(JSON.stringify(o)));
+  if (cmd.method === "subscription.subscribe") {
+    // a new subscription: the run from its start, as ap_server does
+    const sub = { ws: true, res: conn.res, filter: cmd.params, next: 0, resumed: false, skipped: false, huge: false };
+    conn.sub = sub;
+    send({ type: "success", id: mode === "wrong-id" ? cmd.id + 1 : cmd.id,
+      result: { subscriptionId: "s1", replayedEvents: 0 } });
+    subs.add(sub);
+    pump(sub);
+  } else if (cmd.method === "subscription.reconnect") {
+    const k = /^e\d+$/.test(cmd.params.lastEventId ?? "") ? Number(cmd.params.lastEventId.slice(1)) : 0;
+    let next = log.findIndex((x) => x.seq > k);
+    if (next < 0) next = log.length;
+    if (mode === "repeat-on-resume" && next > 0) next--;
+    send({ type: "success", id: mode === "wrong-id" ? cmd.id + 1 : cmd.id, result: { restored: true, missedEvents: 0 } });
+    if (conn.sub) { conn.sub.next = next; conn.sub.resumed = true; conn.sub.skipped = false; pump(conn.sub); }
+  } else {
+    send(answer(cmd));
+    then(cmd);
+  }
+}
+
+function upgrade(req, socket) {
+  const accept = createHash("sha1").update(`${req.headers["sec-websocket-key"]}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest("base64");
+  socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+  // what pump needs of a response: write, and whether it has ended
+  const res = { get writableEnded() { return socket.destroyed; }, write: (b) => socket.write(b), end: () => socket.end() };
+  const conn = { socket, res, sub: null };
+  let buf = Buffer.alloc(0);
+  socket.on("data", (d) => {
+    buf = Buffer.concat([buf, d]);
+    for (;;) {
+      if (buf.length < 2) return;
+      const op = buf[0] & 0x0f;
+      let n = buf[1] & 0x7f, at = 2;
+      if (n === 126) { if (buf.length < 4) return; n = buf.readUInt16BE(2); at = 4; }
+      else if (n === 127) { if (buf.length < 10) return; n = Number(buf.readBigUInt64BE(2)); at = 10; }
+      const masked = (buf[1] & 0x80) !== 0;
+      if (buf.length < at + (masked ? 4 : 0) + n) return;
+      const key = masked ? buf.subarray(at, at + 4) : null;
+      at += masked ? 4 : 0;
+      const payload = Buffer.from(buf.subarray(at, at + n));
+      if (key) for (let i = 0; i < n; i++) payload[i] ^= key[i & 3];
+      buf = buf.subarray(at + n);
+      if (op === 1) wsMessage(conn, payload.toString());
+      else if (op === 8) { socket.end(); return; }
+      else if (op === 9) socket.write(Buffer.concat([Buffer.from([0x8a, n]), payload]));
+    }
+  });
+  socket.on("close", () => { if (conn.sub) subs.delete(conn.sub); });
+  socket.on("error", () => {});
 }
 
 const server = http.createServer(async (req, res) => {
@@ -149,6 +232,7 @@ const server = http.createServer(async (req, res) => {
   if (m[1] === "commands") command(res, text);
   else subscribe(req, res, text);
 });
+server.on("upgrade", upgrade);
 server.listen(0, "127.0.0.1", () => {
   console.log(`listening on http://127.0.0.1:${server.address().port}`);
 });

@@ -1,5 +1,5 @@
 // connect_broken.mjs - `apstream connect` against broken_server.mjs, one
-// broken rule at a time: each must be caught with a located error and exit
+// broken rule at a time, over SSE and then over a WebSocket: each must be caught with a located error and exit
 // 1, in bounded time (every run is killed after 30 s; the loops below
 // wait on the server at most 10 s). The `ok` mode must pass, so a failure
 // is the broken rule's and not the harness's.
@@ -37,6 +37,21 @@ const cases = [
   ["silent-miss", ["--resume-after", "3"], 1,
     /error: \/seq: (the probe from before the window|resumed) by .*: seq \d+ follows, \d+ events lost without the miss the protocol defines$/m],
 ];
+// The same rules broken over a WebSocket (cut, huge and stall are SSE's).
+const ws = ["--transport", "websocket"];
+cases.push(
+  ["ok", [...ws, "--resume-after", "3"], 0, /^22 valid, 0 invalid$/m],
+  ["swap", ws, 1, /^5: error: \/seq: seq 4 is not greater than seq 5 at line 4$/m],
+  ["drop-on-resume", [...ws, "--resume-after", "3"], 1,
+    /^4: error: \/seq: resumed by subscription\.reconnect after seq 3: seq 5 follows, 1 events lost without the miss the protocol defines$/m],
+  ["repeat-on-resume", [...ws, "--resume-after", "3"], 1,
+    /^4: error: \/seq: resumed by subscription\.reconnect after seq 3: seq 3 repeats an event already received$/m],
+  ["bad-event", ws, 1, /^5: error: \/params\/timestamp: /m],
+  ["no-filter", ws, 1, /^error: filtered subscription, its event \d+: seq \d+, but the main subscription's event \d+ that matches the filter is seq \d+$/m],
+  ["wrong-id", ws, 1, /^error: \/id: a response with id \d+ answers no command in flight$/m],
+  ["no-end", [...ws, "--timeout", "3"], 1, /^\d+: error: timed out after 3 s: the run's root lifecycle did not end/m],
+  ["forever", [...ws, "--timeout", "3"], 1, /^\d+: error: timed out after 3 s: the run's root lifecycle did not end/m],
+);
 
 function run(cmd, args, ms) {
   return new Promise((resolve) => {
@@ -70,7 +85,7 @@ for (const [mode, extra, status, said] of cases) {
   const r = await run(apstream, ["connect", url, "--thread", "t1", "--start", start, ...extra], 30000);
   child.kill("SIGTERM");
   const ok = r.code === status && said.test(r.out);
-  console.log(`${ok ? "ok  " : "FAIL"} ${mode}: exit ${r.code} in ${Date.now() - t0} ms`);
+  console.log(`${ok ? "ok  " : "FAIL"} ${mode} ${extra.join(" ")}: exit ${r.code} in ${Date.now() - t0} ms`);
   if (!ok) failures.push(`${mode}: expected exit ${status} and ${said}; got exit ${r.code}:\n${r.out}`);
 }
 rmSync(dir, { recursive: true, force: true });

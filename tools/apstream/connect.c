@@ -37,6 +37,10 @@ typedef struct connect_args {
     apstream_options o;
     const char *url, *thread, *start, *channels, *filter;
     const char *filter_json;  /* the filtered subscription's request: --filter's file, or the default */
+    char *start_text;         /* --start's command, read and checked before anything is connected */
+    size_t start_len;
+    uint64_t start_id;
+    char start_method[40];
     int websocket;
     uint64_t resume_after, timeout_s, stall_s;
 } connect_args;
@@ -325,25 +329,31 @@ static int probe(run_ctx *r)
     return 0;
 }
 
+/* Reads and checks the --start command, before anything is connected. 0, or 2 after saying why. */
+static int read_start(connect_args *a)
+{
+    if (a->start == NULL)
+        return 0;
+    if (apstream_read_file(a->start, &a->start_text, &a->start_len) != 0)
+        return 2;
+    if (cx_command_id(a->start_text, a->start_len, &a->start_id, a->start_method, sizeof a->start_method) != 0) {
+        free(a->start_text);
+        a->start_text = NULL;
+        return 2;
+    }
+    return 0;
+}
+
 /* Sends the --start command. 0, or 2 after saying why it cannot. */
 static int send_start(run_ctx *r)
 {
-    char *text;
-    size_t len;
-    uint64_t id;
-    char method[40];
-    int rc = 2;
-    if (apstream_read_file(r->a->start, &text, &len) != 0)
+    connect_args *a = r->a;
+    if (cx_pending_add(r->s, a->start_id, a->start_method, a->websocket ? &r->main : NULL, 0) != 0 ||
+        r->t->ops->command(r->t, &r->main, a->start_text, a->start_len, a->start_id) != 0) {
+        fprintf(stderr, "apstream: error: cannot send the --start command\n");
         return 2;
-    if (cx_command_id(text, len, &id, method, sizeof method) == 0) {
-        if (cx_pending_add(r->s, id, method, r->a->websocket ? &r->main : NULL, 0) == 0 &&
-            r->t->ops->command(r->t, &r->main, text, len, id) == 0)
-            rc = 0;
-        else
-            fprintf(stderr, "apstream: error: cannot send the --start command\n");
     }
-    free(text);
-    return rc;
+    return 0;
 }
 
 #ifndef APSTREAM_HAVE_CONNECT_WS
@@ -370,7 +380,7 @@ static int check_server(run_ctx *r)
     if (r->t->ops->open(r->t, &r->main, r->request) != 0 ||
         (s->has_filter && r->t->ops->open(r->t, &r->filter, r->a->filter_json) != 0))
         return 2;
-    if (r->a->start != NULL && send_start(r) != 0)
+    if (r->a->start_text != NULL && send_start(r) != 0)
         return 2;
     if (read_run(r) != 0)
         return 2;
@@ -394,9 +404,13 @@ int apstream_connect(int argc, char **argv)
     int rc;
     if ((rc = parse_args(argc, argv, &a)) != 0)
         return rc == 1 ? 0 : rc;
+    if (read_start(&a) != 0)
+        return 2;
     if (a.filter != NULL) {
-        if (apstream_read_file(a.filter, &filter_text, &filter_len) != 0)
+        if (apstream_read_file(a.filter, &filter_text, &filter_len) != 0) {
+            free(a.start_text);
             return 2;
+        }
         a.filter_json = filter_text;
     } else {
         a.filter_json = default_filter;
@@ -407,6 +421,7 @@ int apstream_connect(int argc, char **argv)
         fprintf(stderr, "apstream: out of memory\n");
         free(request);
         free(filter_text);
+        free(a.start_text);
         return 2;
     }
     if (cx_session_set_filter(&s, a.filter_json, filter_len, 0) != 0 ||
@@ -414,6 +429,7 @@ int apstream_connect(int argc, char **argv)
         cx_session_deinit(&s);
         free(request);
         free(filter_text);
+        free(a.start_text);
         return 2;
     }
     memset(&r, 0, sizeof r);
@@ -457,5 +473,6 @@ int apstream_connect(int argc, char **argv)
     cx_session_deinit(&s);
     free(request);
     free(filter_text);
+    free(a.start_text);
     return rc;
 }

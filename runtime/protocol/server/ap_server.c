@@ -4,14 +4,16 @@
  *
  * One service thread runs the lws loop; every connection's state lives in
  * its lws session data (`conn`). A thread of the product's is a replay log
- * (ap_server_threads.c) of its events, kept as SSE records (`id:`,
- * `event:`, `data:`): an SSE subscriber is sent the records as they are, a
- * WebSocket subscriber their `data:` JSON. Subscribers are cursors on the
- * log (aps_replay_cursor), so publishing never waits for a subscriber and a
- * slow one costs no memory but its cursor: it falls behind until it is
- * `max_lag` events behind, and is then disconnected. Publishing appends
- * under the thread's lock and wakes the loop (lws_cancel_service), which
- * asks every subscriber that is behind for a writable callback.
+ * (ap_server_threads.c) of its events, kept as SSE records whose `id:`,
+ * `eventId` and `seq` are written as they are sent (server_event_put): an
+ * SSE subscriber is sent the records, a WebSocket subscriber their JSON.
+ * Subscribers are cursors on the log (aps_replay_cursor), so publishing
+ * never waits for a subscriber and a slow one costs no memory but its
+ * cursor: it falls behind until it is `max_lag` events behind, and is then
+ * disconnected. Publishing appends under the thread's lock and wakes the
+ * loop (lws_cancel_service), which asks every subscriber that is behind for
+ * a writable callback; a shared log's watcher wakes it for the appends of
+ * other replicas.
  */
 #include "server_internal.h"
 
@@ -404,32 +406,21 @@ static int chunk_room(ap_server *s, size_t used, size_t n)
 static int take_event(void *ctx, const aps_replay_event *ev)
 {
     chunk_fill *f = ctx;
-    const uint8_t *p = ev->bytes;
-    size_t n = ev->len;
+    size_t n = server_event_size(ev);
     if (f->websocket == 2)
         return f->count++ > 0;
     if (f->websocket) {
-        /* the record is "id: ...\nevent: ...\ndata: JSON\n\n": the frame is the JSON */
-        const uint8_t *d = NULL;
-        size_t i;
         if (f->count > 0)
             return 1;
-        for (i = 0; i + 7 <= n; i++)
-            if (memcmp(p + i, "\ndata: ", 7) == 0) {
-                d = p + i + 7;
-                break;
-            }
-        if (d == NULL || (size_t)(p + n - d) < 2)
-            return 0; /* not ours: skipped */
-        n = (size_t)(p + n - d) - 2;
-        p = d;
     } else if ((f->len > 0 && f->len + n > CHUNK_BYTES) ||
                (f->drop_after != 0 && f->c->new_events >= f->drop_after)) {
         return 1; /* the next write */
     }
     if (chunk_room(f->s, f->len, n) != 0)
         return 1;
-    memcpy(f->s->chunk + LWS_PRE + f->len, p, n);
+    n = server_event_put((char *)f->s->chunk + LWS_PRE + f->len, ev, !f->websocket, f->s->opt.key_case);
+    if (n == 0)
+        return 0; /* not ours: skipped */
     f->len += n;
     f->count++;
     if (ev->seq > f->c->drop_base && !ev->baseline)
@@ -740,6 +731,7 @@ static void ws_subscription_command(ap_server *s, conn *c, const ap_command_t *c
         if (p->has_last_event_id) {
             start.from = APS_REPLAY_FROM_EVENT_ID;
             start.event_id = p->last_event_id;
+            server_resume_point(c->thread, &start);
         } else {
             start.from = APS_REPLAY_FROM_RUN;
         }
@@ -891,6 +883,7 @@ static int open_sse(ap_server *s, conn *c)
         start.event_id.ptr = c->last_event_id;
         start.event_id.len = strlen(c->last_event_id);
     }
+    server_resume_point(c->thread, &start);
     c->kind = C_SSE;
     if (sub_add(s, c, &f, &start, &err) == NULL) {
         aps_filter_deinit(&f);
@@ -951,7 +944,8 @@ static int request_start(ap_server *s, conn *c, int method, const char *uri)
                              "an API key is required (x-api-key or Authorization: Bearer)");
     if (c->route == R_NONE)
         return respond_error(s, c, 404, NULL, AP_ERROR_CODE_INVALID_ARGUMENT, "no such endpoint: %.200s", uri);
-    if ((c->thread = server_thread(s, id, id_len, c->route != R_STATE)) == NULL) {
+    /* (a state request makes no thread, but a shared log may have it from another replica) */
+    if ((c->thread = server_thread(s, id, id_len, c->route != R_STATE || s->opt.open_log != NULL)) == NULL) {
         if (c->route == R_STATE)
             return respond_error(s, c, 404, NULL, AP_ERROR_CODE_NO_SUCH_RUN, "no thread %.200s", id);
         return respond_error(s, c, 503, NULL, AP_ERROR_CODE_UNKNOWN_ERROR, "too many threads (%zu)",
@@ -1286,6 +1280,7 @@ void ap_server_stop(ap_server *s)
         lws_cancel_service(s->ctx);
         pthread_join(s->loop, NULL);
     }
+    server_threads_unwatch(s); /* (they wake the loop: before its context goes) */
     if (s->ctx != NULL)
         lws_context_destroy(s->ctx);
     server_threads_free(s);

@@ -7,8 +7,8 @@
  *   apstream sse2jsonl [--strict] [FILE]
  *   apstream assemble  [--strict] [--case C] [--input F] [FILE]
  *   apstream replay --capacity N [--bytes B] [--redis URL] --request REQUEST.json [--case C] [FILE]
- *   apstream serve [--listen HOST:PORT] --script FILE... [--pace realtime|MS|0] [--api-key KEY]
- *                  [--cors ORIGINS] [--drop-after N]       (serve.c; built with ap_server)
+ *   apstream serve [--listen HOST:PORT] --script FILE... [--pace realtime|MS|0] [--redis URL]
+ *                  [--api-key KEY] [--cors ORIGINS] [--drop-after N]   (serve.c; built with ap_server)
  *
  * FILE is JSONL (one JSON text per line), SSE, or one JSON document,
  * detected unless --input says; "-" or no FILE reads standard input, as a

@@ -72,9 +72,11 @@ static void thread_free(srv_thread *t)
     free(t);
 }
 
+/* Wakes the service thread, unless a wake-up it has not yet taken is on its way. */
 static void wake_loop(ap_server *s)
 {
-    if (s->ctx != NULL) /* (a server not started: the command path's fuzz target) */
+    if (s->ctx != NULL && /* (a server not started: the command path's fuzz target) */
+        !__atomic_exchange_n(&s->wake_pending, 1, __ATOMIC_ACQ_REL))
         lws_cancel_service(s->ctx);
 }
 
@@ -599,14 +601,27 @@ void server_resume_point(srv_thread *t, aps_replay_start *start)
     }
 }
 
+/* `v` in decimal at `out` (at most 20 bytes); the end. Per event sent: printf's cost showed in profiles. */
+static char *put_decimal(char *out, uint64_t v)
+{
+    char digits[20];
+    size_t n = 0;
+    do {
+        digits[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    while (n > 0)
+        *out++ = digits[--n];
+    return out;
+}
+
 /* The eventId an event is sent with: its own, or the seq in decimal (into `buf`, 24 bytes). */
 static aps_slice sent_event_id(const aps_replay_event *ev, char *buf)
 {
     aps_slice id = ev->event_id;
     if (id.ptr == NULL) {
-        snprintf(buf, 24, "%" PRIu64, ev->seq);
         id.ptr = buf;
-        id.len = strlen(buf);
+        id.len = (size_t)(put_decimal(buf, ev->seq) - buf);
     }
     return id;
 }
@@ -656,7 +671,9 @@ size_t server_event_put(char *out, const aps_replay_event *ev, int sse, aps_key_
             *p++ = (char)c;
         }
     }
-    p += sprintf(p, "\",\"seq\":%" PRIu64 ",", ev->seq);
+    p = put(p, "\",\"seq\":", 8);
+    p = put_decimal(p, ev->seq);
+    *p++ = ',';
     /* the members after '{', with the record's blank line for SSE, without for the JSON alone */
     p = put(p, rec + at + 1, ev->len - at - 1 - (sse ? 0 : 2));
     return (size_t)(p - out);

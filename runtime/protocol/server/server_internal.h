@@ -57,6 +57,8 @@ struct ap_server {
     volatile int stopping;      /* set by ap_server_stop, read by the loop */
     uint64_t stop_deadline_ms;
     lws_sorted_usec_list_t heartbeat;
+    int wake_pending;           /* a wake-up of the loop is on its way (__atomic): publishers skip theirs,
+                                   which would each make the loop walk every stream again */
     unsigned char *chunk;       /* LWS_PRE + what one write sends: one for all connections, since
                                    only the service thread writes and lws_write keeps its own copy
                                    of what the socket did not take */

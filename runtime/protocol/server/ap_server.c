@@ -5,7 +5,7 @@
  * One service thread runs the lws loop; every connection's state lives in
  * its lws session data (`conn`). A thread of the product's is a replay log
  * (ap_server_threads.c) of its events, kept as SSE records whose `id:`,
- * `eventId` and `seq` are written as they are sent (server_event_put): an
+ * `eventId` and `seq` are written as they are sent (ap_server_records.c): an
  * SSE subscriber is sent the records, a WebSocket subscriber their JSON.
  * Subscribers are cursors on the log (aps_replay_cursor), so publishing
  * never waits for a subscriber and a slow one costs no memory but its

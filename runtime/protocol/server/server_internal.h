@@ -1,5 +1,5 @@
 /*
- * server_internal.h - what the two files of the thread server share
+ * server_internal.h - what the files of the thread server share
  * (ap_server.h): a thread of the product's, the server, and the calls
  * ap_server.c makes into ap_server_threads.c. Not installed.
  */
@@ -82,6 +82,11 @@ APS_INTERNAL void server_threads_unwatch(ap_server *s);
 
 /* Frees every thread of the server. */
 APS_INTERNAL void server_threads_free(ap_server *s);
+
+/* ---- records (ap_server_records.c) --------------------------------------------------- */
+
+/* Where the JSON of a record of the log starts ('{'), 0 when it is not one of the server's. */
+APS_INTERNAL size_t server_record_json(const uint8_t *p, size_t n);
 
 /*
  * Where a resume after eventId `start->event_id` begins in `t`'s log. An

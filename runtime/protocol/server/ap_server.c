@@ -1066,8 +1066,9 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         conn *k;
         if (s == NULL)
             return 0;
-        /* every publish from now on wakes the loop again: this pass may miss it */
-        (void)__atomic_exchange_n(&s->wake_pending, 0, __ATOMIC_ACQ_REL); /* (acquires what the publishers appended) */
+        /* every publish from now on wakes the loop again, since this pass may miss it; the
+           exchange also acquires what the publishers that skipped their wake-up appended */
+        (void)__atomic_exchange_n(&s->wake_pending, 0, __ATOMIC_ACQ_REL);
         for (k = s->streams; k != NULL; k = k->next) {
             /* a subscriber whose socket is full gets no writable callback: judged here */
             if (!k->closing && k->nsubs > 0 && too_slow(s, k)) {

@@ -253,7 +253,7 @@ static aps_status publish_thread(ap_server *s, aps_slice thread_id, srv_thread *
 
 /*
  * The common end of both publish calls (under t->lock): keeps the event
- * whose JSON (without `eventId` and `seq`, see the top of this file) is in
+ * whose JSON (without `eventId` and `seq`, see ap_server_records.c) is in
  * t->json with `meta`, and a root values event's `data` as the state. *seq
  * gets the seq the log gave it.
  */
@@ -470,12 +470,13 @@ aps_status ap_server_publish_json(ap_server *s, aps_slice thread_id, const char 
     return st;
 }
 
-/* A root baseline `values` event of a shared log: its `params.data` copied to ctx (a char **, then a size_t). */
+/* The `params.data` of a root `values` event, copied out of a shared log (copy_state). */
 typedef struct state_copy {
     char *json;
     size_t len;
 } state_copy;
 
+/* Visitor: a root baseline `values` event's data into the state_copy at ctx. */
 static int copy_state(void *ctx, const aps_replay_event *ev)
 {
     state_copy *out = ctx;

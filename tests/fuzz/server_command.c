@@ -1,7 +1,7 @@
 /*
  * server_command.c - fuzz target for the thread server's command path
- * (runtime/protocol/server/ap_server.c and ap_server_threads.c, compiled
- * in: the path is ap_server.c's static functions): the bytes of POST /commands bodies or WebSocket text frames,
+ * (runtime/protocol/server/ap_server.c, ap_server_threads.c and
+ * ap_server_records.c, compiled in: the path is ap_server.c's static functions): the bytes of POST /commands bodies or WebSocket text frames,
  * to commands, to responses. The first byte chooses where they arrive:
  * even, over HTTP; odd, on one WebSocket, where the server answers
  * subscription.* itself (filters and cursors on a thread's log holding a
@@ -11,6 +11,7 @@
  * them, every subscription left is read to its end, through its filter.
  */
 #include "../../runtime/protocol/server/ap_server_threads.c"
+#include "../../runtime/protocol/server/ap_server_records.c"
 #include "../../runtime/protocol/server/ap_server.c"
 
 static aps_status fuzz_on_command(void *user, ap_server *srv, const ap_server_command *c, ap_message_t *response,

@@ -6,24 +6,29 @@
 // message's final content blocks by id, every tool call's name, input and
 // output by id, and the final state.
 //
-//   node sdk.mjs --sdk DIR --apstream BIN --transport sse|websocket [--drop-after N] SCRIPT...
+//   node sdk.mjs --sdk DIR --apstream BIN --transport sse|websocket [--drop-after N] [--redis] SCRIPT...
 //
+// --redis: the server keeps its logs on a redis-server this script starts
+// on a free port (apstream serve --redis), so the SDK reads, and resumes
+// from, Redis; skipped (77) without redis-server unless CDDLGEN_REQUIRE_OPTIONAL=1.
 // DIR holds node_modules/@langchain/langgraph-sdk and ws (run.sh installs
 // them). One server per script; a test fails on the first difference, on a
 // run that does not end within 60 s, or on a server that does not start.
 import { spawn, spawnSync } from "node:child_process";
+import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 
 function parseArgs(argv) {
-  const o = { scripts: [], transport: "sse", dropAfter: 0 };
+  const o = { scripts: [], transport: "sse", dropAfter: 0, redis: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--sdk") o.sdk = argv[++i];
     else if (a === "--apstream") o.apstream = argv[++i];
     else if (a === "--transport") o.transport = argv[++i];
     else if (a === "--drop-after") o.dropAfter = Number(argv[++i]);
+    else if (a === "--redis") o.redis = true;
     else o.scripts.push(a);
   }
   if (!o.sdk || !o.apstream || o.scripts.length === 0) {
@@ -98,7 +103,30 @@ function finalValues(script) {
   return JSON.parse(run.stdout);
 }
 
-function startServer(apstream, script, transport, dropAfter) {
+// A redis-server on a free port of 127.0.0.1, for --redis: its URL, and the process.
+async function startRedis() {
+  if (spawnSync("redis-server", ["--version"]).error) {
+    console.log("interop: skipped: redis-server is not installed");
+    process.exit(process.env.CDDLGEN_REQUIRE_OPTIONAL === "1" ? 1 : 77);
+  }
+  const port = await new Promise((r) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => { const p = s.address().port; s.close(() => r(p)); });
+  });
+  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    { stdio: ["ignore", "pipe", "pipe"] });
+  await new Promise((resolve, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`redis-server did not start:\n${out}`)), 10000);
+    child.stdout.on("data", (d) => {
+      out += d;
+      if (/Ready to accept connections/.test(out)) { clearTimeout(timer); resolve(); }
+    });
+  });
+  return { url: `redis://127.0.0.1:${port}`, child };
+}
+
+function startServer(apstream, script, transport, dropAfter, redis) {
   // Paced runs, as live ones are, where the client's timing matters: with
   // dropped connections, events keep coming while it reconnects; over a
   // WebSocket, the SDK subscribes one projection at a time after run.start
@@ -109,6 +137,7 @@ function startServer(apstream, script, transport, dropAfter) {
   const pace = dropAfter > 0 ? "5" : transport === "websocket" ? "10" : "0";
   const args = ["serve", "--listen", "127.0.0.1:0", "--script", script, "--pace", pace];
   if (dropAfter > 0) args.push("--drop-after", String(dropAfter));
+  if (redis) args.push("--redis", redis);
   const child = spawn(apstream, args, { stdio: ["ignore", "pipe", "pipe"] });
   let log = "";
   child.stderr.on("data", (d) => { log += d; });
@@ -139,7 +168,7 @@ function withTimeout(promise, ms, what) {
 
 async function runScript(o, sdk, WebSocket, script) {
   const { Client, parseToolOutput } = sdk;
-  const server = await startServer(o.apstream, script, o.transport, o.dropAfter);
+  const server = await startServer(o.apstream, script, o.transport, o.dropAfter, o.redisUrl);
   const client = new Client({ apiUrl: server.url });
   const threadId = `thread-${process.pid}-${Date.now()}`;
   const options = { assistantId: "agent", transport: o.transport, reconnectDelayMs: () => 50 };
@@ -217,7 +246,8 @@ async function runScript(o, sdk, WebSocket, script) {
   const toolIds = [...want.tools.keys()];
   for (const id of toolIds)
     if (tools.get(id) !== want.tools.get(id)) diffs.push(`tool call ${id}: SDK ${tools.get(id) ?? "(none)"}\n  apstream ${want.tools.get(id)}`);
-  console.log(`${script} over ${o.transport}${o.dropAfter ? `, dropped every ${o.dropAfter} events` : ""}: ` +
+  console.log(`${script} over ${o.transport}${o.dropAfter ? `, dropped every ${o.dropAfter} events` : ""}` +
+    `${o.redis ? ", logs on Redis" : ""}: ` +
     `${messages.size} messages, ${tools.size} tool calls, ${diffs.length} differences`);
   for (const d of diffs.slice(0, 10)) console.log(`  ${d}`);
   if (diffs.length > 0) console.log(server.log().split("\n").slice(-30).join("\n"));
@@ -233,6 +263,8 @@ async function main() {
     ...(await import(pathToFileURL(join(root, "node_modules/@langchain/langgraph-sdk/dist/client/stream/handles/tools.js")).href)),
   };
   const WebSocket = require("ws");
+  const redis = o.redis ? await startRedis() : null;
+  o.redisUrl = redis?.url;
   let failed = 0;
   for (const script of o.scripts) {
     try {
@@ -242,6 +274,7 @@ async function main() {
       failed++;
     }
   }
+  redis?.child.kill("SIGTERM");
   process.exit(failed === 0 ? 0 : 1);
 }
 

@@ -7,8 +7,9 @@
  *   apstream sse2jsonl [--strict] [FILE]
  *   apstream assemble  [--strict] [--case C] [--input F] [FILE]
  *   apstream replay --capacity N [--bytes B] [--redis URL] --request REQUEST.json [--case C] [FILE]
- *   apstream serve [--listen HOST:PORT] --script FILE... [--pace realtime|MS|0] [--api-key KEY]
- *                  [--cors ORIGINS] [--drop-after N] [--window N]  (serve.c; built with ap_server)
+ *   apstream serve [--listen HOST:PORT] --script FILE... [--pace realtime|MS|0] [--redis URL]
+ *                  [--api-key KEY] [--cors ORIGINS] [--drop-after N] [--window N]
+ *                  (serve.c; built with ap_server)
  *   apstream connect URL --thread ID [--transport sse|websocket] [--start RUN.json] ...
  *                  (connect.c; built with libcurl)
  *

@@ -3,8 +3,8 @@
  * client CI, on the thread server (ap_server.h).
  *
  *   apstream serve [--listen HOST:PORT] --script FILE [--script FILE]...
- *                  [--pace realtime|MS|0] [--api-key KEY] [--cors ORIGINS]
- *                  [--drop-after N] [--window N]
+ *                  [--pace realtime|MS|0] [--redis URL] [--api-key KEY]
+ *                  [--cors ORIGINS] [--drop-after N] [--window N]
  *
  * Each `run.start` on a thread plays the next script (a capture, JSONL or
  * SSE; the scripts in turn) as a new run of that thread: the server numbers
@@ -16,6 +16,10 @@
  * the script waits for `input.respond`. `state.get` and GET …/state answer
  * the latest root values; `agent.getTree` the namespaces seen, with the
  * status of their last lifecycle event; any other method `not_supported`.
+ * With --redis URL every thread's log is on Redis Streams (the run name is
+ * the thread id, keys under "apstream:"), so that several serve processes
+ * on one Redis are replicas: any of them answers any subscription, resume
+ * and state request, and a thread's seqs continue across restarts.
  *
  * Prints "listening on http://HOST:PORT" on standard output when ready,
  * one log line per connection and command on standard error, and runs
@@ -38,6 +42,9 @@
 #include "ap_response.h"
 #include "ap_server.h"
 #include "apstream.h"
+#ifdef APSTREAM_HAVE_REDIS
+#include "aps/replay_redis.h"
+#endif
 
 #define MAX_SCRIPTS 64
 #define MAX_GAP_MS 5000u /* realtime pacing keeps a capture's gaps up to this long */
@@ -84,6 +91,7 @@ typedef struct serve {
     script scripts[MAX_SCRIPTS];
     size_t nscripts, next_script;
     long pace_ms;  /* -1: realtime */
+    const char *redis; /* --redis URL, or NULL: the logs in memory */
     pthread_mutex_t lock;
     pthread_cond_t cond;
     serve_thread *threads;
@@ -552,15 +560,37 @@ static aps_status on_command(void *user, ap_server *srv, const ap_server_command
 
 /* ---- the command line ---------------------------------------------------------- */
 
+#ifdef APSTREAM_HAVE_REDIS
+/* --redis: the log of thread `id`, a run on Redis named after it (ap_server_open_log_fn). */
+static aps_status open_redis_log(void *user, aps_slice id, aps_replay_store **out, aps_error *err)
+{
+    serve *sv = user;
+    aps_replay_redis_options ro;
+    char run[256];
+    if (id.len >= sizeof run || memchr(id.ptr, '\0', id.len) != NULL)
+        return aps_error_set(err, APS_E_ARGUMENT, 0, "a thread id of 1-255 bytes without NUL");
+    memcpy(run, id.ptr, id.len);
+    run[id.len] = '\0';
+    memset(&ro, 0, sizeof ro);
+    ro.url = sv->redis;
+    ro.run = run;
+    ro.key_prefix = "apstream:";
+    ro.retry_ms = 2000;
+    return aps_replay_redis_open(out, &ro, err);
+}
+#endif
+
 static const char serve_usage_text[] =
     "usage: apstream serve [--listen HOST:PORT] --script FILE [--script FILE]...\n"
-    "                      [--pace realtime|MS|0] [--api-key KEY] [--cors ORIGINS] [--drop-after N]\n"
-    "                      [--window N]\n"
+    "                      [--pace realtime|MS|0] [--redis URL] [--api-key KEY] [--cors ORIGINS]\n"
+    "                      [--drop-after N] [--window N]\n"
     "\n"
     "  --listen HOST:PORT   where to listen (default 127.0.0.1:8123; PORT 0: any free port)\n"
     "  --script FILE        a capture (JSONL or SSE) each run.start plays, the scripts in turn\n"
     "  --pace P             realtime: the capture's own gaps (at most 5 s each, the default);\n"
     "                       MS: that many milliseconds between events; 0: as fast as possible\n"
+    "  --redis URL          keep every thread's log on Redis (redis://HOST[:PORT][/DB]): serve\n"
+    "                       processes on one Redis are replicas, each answering every thread\n"
     "  --api-key KEY        require it as x-api-key or Authorization: Bearer\n"
     "  --cors ORIGINS       comma-separated origins allowed to call from a browser (* any)\n"
     "  --drop-after N       close an event stream after N events past the furthest an earlier\n"
@@ -622,6 +652,18 @@ int apstream_serve(int argc, char **argv)
                 if (*end != '\0' || v[0] == '\0' || sv.pace_ms < 0 || sv.pace_ms > 60000)
                     return serve_usage("--pace takes realtime, or milliseconds between events (0-60000)");
             }
+        } else if (strcmp(a, "--redis") == 0) {
+#ifdef APSTREAM_HAVE_REDIS
+            aps_replay_redis_url url;
+            if (aps_replay_redis_parse_url(v, strlen(v), &url, &err) != APS_OK) {
+                fprintf(stderr, "apstream: error: --redis: %s\n", err.message);
+                return 2;
+            }
+            sv.redis = v;
+            opt.open_log = open_redis_log;
+#else
+            return serve_usage("--redis: this apstream was built without hiredis");
+#endif
         } else if (strcmp(a, "--api-key") == 0) {
             opt.api_key = v;
         } else if (strcmp(a, "--cors") == 0) {

@@ -4,14 +4,16 @@
  *
  * One service thread runs the lws loop; every connection's state lives in
  * its lws session data (`conn`). A thread of the product's is a replay log
- * (ap_server_threads.c) of its events, kept as SSE records (`id:`,
- * `event:`, `data:`): an SSE subscriber is sent the records as they are, a
- * WebSocket subscriber their `data:` JSON. Subscribers are cursors on the
- * log (aps_replay_cursor), so publishing never waits for a subscriber and a
- * slow one costs no memory but its cursor: it falls behind until it is
- * `max_lag` events behind, and is then disconnected. Publishing appends
- * under the thread's lock and wakes the loop (lws_cancel_service), which
- * asks every subscriber that is behind for a writable callback.
+ * (ap_server_threads.c) of its events, kept as SSE records whose `id:`,
+ * `eventId` and `seq` are written as they are sent (ap_server_records.c): an
+ * SSE subscriber is sent the records, a WebSocket subscriber their JSON.
+ * Subscribers are cursors on the log (aps_replay_cursor), so publishing
+ * never waits for a subscriber and a slow one costs no memory but its
+ * cursor: it falls behind until it is `max_lag` events behind, and is then
+ * disconnected. Publishing appends under the thread's lock and wakes the
+ * loop (lws_cancel_service), which asks every subscriber that is behind for
+ * a writable callback; a shared log's watcher wakes it for the appends of
+ * other replicas.
  */
 #include "server_internal.h"
 
@@ -30,6 +32,7 @@
 
 #define CHUNK_BYTES (64u * 1024u)   /* what one writable callback sends at most, but one bigger event */
 #define WS_MESSAGES_PER_WRITE 32u   /* WebSocket frames per writable callback */
+#define SSE_WRITES_PER_CALLBACK 8u  /* chunks one SSE writable callback may send */
 
 /* ---- connections ---------------------------------------------------------------- */
 
@@ -404,32 +407,21 @@ static int chunk_room(ap_server *s, size_t used, size_t n)
 static int take_event(void *ctx, const aps_replay_event *ev)
 {
     chunk_fill *f = ctx;
-    const uint8_t *p = ev->bytes;
-    size_t n = ev->len;
+    size_t n = server_event_size(ev);
     if (f->websocket == 2)
         return f->count++ > 0;
     if (f->websocket) {
-        /* the record is "id: ...\nevent: ...\ndata: JSON\n\n": the frame is the JSON */
-        const uint8_t *d = NULL;
-        size_t i;
         if (f->count > 0)
             return 1;
-        for (i = 0; i + 7 <= n; i++)
-            if (memcmp(p + i, "\ndata: ", 7) == 0) {
-                d = p + i + 7;
-                break;
-            }
-        if (d == NULL || (size_t)(p + n - d) < 2)
-            return 0; /* not ours: skipped */
-        n = (size_t)(p + n - d) - 2;
-        p = d;
     } else if ((f->len > 0 && f->len + n > CHUNK_BYTES) ||
                (f->drop_after != 0 && f->c->new_events >= f->drop_after)) {
         return 1; /* the next write */
     }
     if (chunk_room(f->s, f->len, n) != 0)
         return 1;
-    memcpy(f->s->chunk + LWS_PRE + f->len, p, n);
+    n = server_event_put((char *)f->s->chunk + LWS_PRE + f->len, ev, !f->websocket, f->s->opt.key_case);
+    if (n == 0)
+        return 0; /* not ours: skipped */
     f->len += n;
     f->count++;
     if (ev->seq > f->c->drop_base && !ev->baseline)
@@ -450,50 +442,63 @@ static int too_slow(ap_server *s, conn *c)
     return 1;
 }
 
-/* SSE: one write of what the subscription is owed, a miss comment, or a heartbeat. 0 or -1 (close). */
+/*
+ * SSE: what the subscription is owed, a chunk a write, while the socket
+ * takes them (at most SSE_WRITES_PER_CALLBACK: other connections wait for
+ * this loop); or a miss comment; or a heartbeat. 0 or -1 (close).
+ */
 static int write_sse(ap_server *s, conn *c)
 {
     sub *u = &c->subs[0];
-    chunk_fill f;
-    size_t n = 0;
-    aps_status st;
-    memset(&f, 0, sizeof f);
-    f.s = s;
-    f.c = c;
-    f.drop_after = s->opt.drop_after;
+    unsigned writes;
     if (too_slow(s, c))
         return -1;
-    st = aps_replay_store_read(c->thread->log, &u->cur, 4096, take_event, &f, &n, &u->gap, NULL);
-    if (st == APS_E_MISSED) {
-        char line[160];
-        int m = snprintf(line, sizeof line, ": missed %" PRIu64 " events; oldest seq %" PRIu64 "\n\n", u->gap.lost,
-                         u->gap.oldest_seq);
-        if (chunk_room(s, 0, (size_t)m) != 0)
+    for (writes = 0; writes < SSE_WRITES_PER_CALLBACK; writes++) {
+        chunk_fill f;
+        size_t n = 0;
+        aps_status st;
+        memset(&f, 0, sizeof f);
+        f.s = s;
+        f.c = c;
+        f.drop_after = s->opt.drop_after;
+        st = aps_replay_store_read(c->thread->log, &u->cur, 4096, take_event, &f, &n, &u->gap, NULL);
+        if (st == APS_E_MISSED) {
+            char line[160];
+            int m = snprintf(line, sizeof line, ": missed %" PRIu64 " events; oldest seq %" PRIu64 "\n\n",
+                             u->gap.lost, u->gap.oldest_seq);
+            if (chunk_room(s, 0, (size_t)m) != 0)
+                return -1;
+            memcpy(s->chunk + LWS_PRE, line, (size_t)m);
+            f.len = (size_t)m;
+            server_log(s, "%s: a stream missed %" PRIu64 " events", c->thread->id, u->gap.lost);
+        } else if (st != APS_OK) {
             return -1;
-        memcpy(s->chunk + LWS_PRE, line, (size_t)m);
-        f.len = (size_t)m;
-        server_log(s, "%s: a stream missed %" PRIu64 " events", c->thread->id, u->gap.lost);
-    } else if (st != APS_OK) {
-        return -1;
-    } else if (f.len == 0) {
-        if (s->stopping && !behind(c))
+        } else if (f.len == 0) {
+            if (writes > 0)
+                break;
+            if (s->stopping && !behind(c))
+                return -1;
+            if (mono_ms() - c->last_write_ms < s->opt.heartbeat_ms)
+                return 0;
+            if (chunk_room(s, 0, 16) != 0)
+                return -1;
+            memcpy(s->chunk + LWS_PRE, ": heartbeat\n\n", 13);
+            f.len = 13;
+        }
+        if (lws_write(c->wsi, s->chunk + LWS_PRE, f.len, LWS_WRITE_HTTP) < (int)f.len)
             return -1;
-        if (mono_ms() - c->last_write_ms < s->opt.heartbeat_ms)
-            return 0;
-        if (chunk_room(s, 0, 16) != 0)
+        c->last_write_ms = mono_ms();
+        c->events_sent += f.count;
+        if (s->opt.drop_after != 0 && c->new_events >= s->opt.drop_after) {
+            server_log(s, "%s: dropping a stream after %" PRIu64 " events (drop_after)", c->thread->id,
+                       c->events_sent);
             return -1;
-        memcpy(s->chunk + LWS_PRE, ": heartbeat\n\n", 13);
-        f.len = 13;
+        }
+        /* (lws keeps what the socket did not take, and says choked until it is sent) */
+        if (!behind(c) || lws_send_pipe_choked(c->wsi))
+            break;
     }
-    if (lws_write(c->wsi, s->chunk + LWS_PRE, f.len, LWS_WRITE_HTTP) < (int)f.len)
-        return -1;
-    c->last_write_ms = mono_ms();
-    c->events_sent += f.count;
-    if (s->opt.drop_after != 0 && c->new_events >= s->opt.drop_after) {
-        server_log(s, "%s: dropping a stream after %" PRIu64 " events (drop_after)", c->thread->id, c->events_sent);
-        return -1;
-    }
-    if (behind(c) || (s->stopping))
+    if (behind(c) || s->stopping)
         lws_callback_on_writable(c->wsi);
     return 0;
 }
@@ -740,6 +745,7 @@ static void ws_subscription_command(ap_server *s, conn *c, const ap_command_t *c
         if (p->has_last_event_id) {
             start.from = APS_REPLAY_FROM_EVENT_ID;
             start.event_id = p->last_event_id;
+            server_resume_point(c->thread, &start);
         } else {
             start.from = APS_REPLAY_FROM_RUN;
         }
@@ -891,6 +897,7 @@ static int open_sse(ap_server *s, conn *c)
         start.event_id.ptr = c->last_event_id;
         start.event_id.len = strlen(c->last_event_id);
     }
+    server_resume_point(c->thread, &start);
     c->kind = C_SSE;
     if (sub_add(s, c, &f, &start, &err) == NULL) {
         aps_filter_deinit(&f);
@@ -951,7 +958,8 @@ static int request_start(ap_server *s, conn *c, int method, const char *uri)
                              "an API key is required (x-api-key or Authorization: Bearer)");
     if (c->route == R_NONE)
         return respond_error(s, c, 404, NULL, AP_ERROR_CODE_INVALID_ARGUMENT, "no such endpoint: %.200s", uri);
-    if ((c->thread = server_thread(s, id, id_len, c->route != R_STATE)) == NULL) {
+    /* (a state request makes no thread, but a shared log may have it from another replica) */
+    if ((c->thread = server_thread(s, id, id_len, c->route != R_STATE || s->opt.open_log != NULL)) == NULL) {
         if (c->route == R_STATE)
             return respond_error(s, c, 404, NULL, AP_ERROR_CODE_NO_SUCH_RUN, "no thread %.200s", id);
         return respond_error(s, c, 503, NULL, AP_ERROR_CODE_UNKNOWN_ERROR, "too many threads (%zu)",
@@ -1058,6 +1066,9 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         conn *k;
         if (s == NULL)
             return 0;
+        /* every publish from now on wakes the loop again, since this pass may miss it; the
+           exchange also acquires what the publishers that skipped their wake-up appended */
+        (void)__atomic_exchange_n(&s->wake_pending, 0, __ATOMIC_ACQ_REL);
         for (k = s->streams; k != NULL; k = k->next) {
             /* a subscriber whose socket is full gets no writable callback: judged here */
             if (!k->closing && k->nsubs > 0 && too_slow(s, k)) {
@@ -1186,8 +1197,15 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     }
 }
 
+/*
+ * tx_packet_size: a write goes to send() whole (up to a chunk). At 0 lws
+ * sends rx_buffer_size (4 KiB by default) at a time and copies the rest of
+ * every write into a buffer of its own to send later: at 1,000 subscribers
+ * the sends averaged 4 KB against the epoll ceiling's 62 KB, and the kernel's
+ * cost is per send (perf, syscall tracing).
+ */
 static const struct lws_protocols protocols[] = {
-    { "agent-stream", callback, sizeof(conn), 0, 0, NULL, 0 },
+    { "agent-stream", callback, sizeof(conn), 0, 0, NULL, CHUNK_BYTES },
     { NULL, NULL, 0, 0, 0, NULL, 0 }
 };
 
@@ -1250,7 +1268,10 @@ aps_status ap_server_start(ap_server **out, const ap_server_options *opt, aps_er
     info.uid = (uid_t)-1;
     info.timeout_secs = s->opt.timeout_s;
     info.timeout_secs_ah_idle = s->opt.timeout_s;
-    info.fd_limit_per_thread = (unsigned)(s->opt.max_connections + 64);
+    /* fd_limit_per_thread stays 0, the process's descriptor limit: a smaller one makes lws find
+       each connection by a linear scan of its table on every socket event (lws 4.1's wsi_from_fd
+       when the limit is "unrelated to ulimit"), 94% of that function's time and 4.5% of the
+       server's at 1,000 subscribers (perf); max_connections is ours to enforce */
     info.max_http_header_data = 8192;
     info.vhost_name = "default";
     info.options = LWS_SERVER_OPTION_DISABLE_IPV6;
@@ -1286,6 +1307,7 @@ void ap_server_stop(ap_server *s)
         lws_cancel_service(s->ctx);
         pthread_join(s->loop, NULL);
     }
+    server_threads_unwatch(s); /* (they wake the loop: before its context goes) */
     if (s->ctx != NULL)
         lws_context_destroy(s->ctx);
     server_threads_free(s);

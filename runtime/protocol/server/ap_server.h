@@ -44,7 +44,7 @@
 #define AP_SERVER_H
 
 #include "ap.h"
-#include "aps/replay.h"
+#include "aps/replay_store.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -69,6 +69,21 @@ typedef struct ap_server_command {
  */
 typedef aps_status (*ap_server_command_fn)(void *user, ap_server *srv, const ap_server_command *c,
                                            ap_message_t *response, aps_arena *arena);
+
+/*
+ * Opens the replay log of thread `thread_id` in *out: how replicas share
+ * their threads (a store of aps/replay_redis.h, so that any replica answers
+ * every subscription and resume of any thread). A log that is not an
+ * in-memory store is one connection, so the server opens three per
+ * thread: one to publish (under the thread's lock), one for the service
+ * thread's reads, and one for a watcher thread that blocks in
+ * aps_replay_store_wait and wakes the loop when any replica appends. Runs
+ * on the thread that first names the thread (a publish, or the service
+ * thread for a request). Returning an in-memory store is allowed (one is
+ * then opened per thread).
+ */
+typedef aps_status (*ap_server_open_log_fn)(void *user, aps_slice thread_id, aps_replay_store **out,
+                                            aps_error *err);
 
 /* One log line (no line feed): a connection, a command, a refusal, a disconnect and why. */
 typedef void (*ap_server_log_fn)(void *user, const char *line);
@@ -101,9 +116,10 @@ typedef struct ap_server_options {
     unsigned heartbeat_ms;        /* an SSE comment when a stream was quiet this long */
     unsigned timeout_s;           /* for a request's headers and body to arrive */
     aps_key_case key_case;        /* events and responses: APS_CASE_EITHER (0) means snake_case */
-    aps_replay_options replay;    /* each thread's log (aps/replay.h) */
+    aps_replay_options replay;    /* each thread's log in memory (aps/replay.h) */
+    ap_server_open_log_fn open_log; /* NULL: each thread's log in memory, sized by `replay` */
     ap_server_command_fn on_command;
-    void *user;                   /* for on_command and log */
+    void *user;                   /* for on_command, open_log and log */
     ap_server_log_fn log;         /* NULL: standard error */
     uint64_t drop_after;          /* test knob: an event stream is closed once it has sent this many
                                      events past the furthest any earlier stream of its thread got
@@ -121,14 +137,16 @@ APS_NODISCARD aps_status ap_server_start(ap_server **out, const ap_server_option
 unsigned ap_server_port(const ap_server *srv);
 
 /*
- * Publishes an event on thread `thread_id` (made on first use): stamps its
- * `seq` (the thread log's next), its `eventId` when it has none (the seq in
- * decimal) and its `timestamp` when 0 (now, in ms), writes it to `msg`,
- * keeps it in the thread's log and wakes the subscribers it matches. *seq
- * (NULL: not stored) gets the seq. Returns APS_OK; APS_E_ARGUMENT (not an
- * event); APS_E_LIMIT (too many threads, or the event exceeds the log);
- * the encoder's status. From any thread; one thread's events are numbered
- * in the order their publish calls take its lock.
+ * Publishes an event on thread `thread_id` (made on first use): the log
+ * assigns its `seq` (shared by every replica appending to a shared log),
+ * which is also its `eventId` when it has none (the seq in decimal); its
+ * `timestamp` is stamped when 0 (now, in ms). Keeps it in the thread's log
+ * and wakes the subscribers it matches. `msg` gets the seq; *seq (NULL: not
+ * stored) too. Returns APS_OK; APS_E_ARGUMENT (not an event); APS_E_LIMIT
+ * (too many threads, or the event exceeds the log); APS_E_IO (a shared log
+ * that cannot be reached: err says why); the encoder's status. From any
+ * thread; one thread's events are numbered in the order their publish
+ * calls take its lock.
  */
 APS_NODISCARD aps_status ap_server_publish(ap_server *srv, aps_slice thread_id, ap_message_t *msg,
                                            uint64_t *seq, aps_error *err);
@@ -137,8 +155,8 @@ APS_NODISCARD aps_status ap_server_publish(ap_server *srv, aps_slice thread_id, 
  * Publishes an event given as JSON text (`len` bytes), whatever the schema
  * says of it (a capture replayed as it was recorded): it must be a JSON
  * object with a string `method` and a `params.namespace` of strings. Its
- * `seq`, `eventId` (the seq in decimal) and `params.timestamp` (now) are
- * written afresh, and `runId` when `run_id.ptr` is not NULL; every other
+ * `seq` (as ap_server_publish assigns it), `eventId` (the seq in decimal)
+ * and `params.timestamp` (now) are written afresh, and `runId` when `run_id.ptr` is not NULL; every other
  * member stays as written, in its own spelling. Returns APS_OK;
  * APS_E_SYNTAX (not such an object); the statuses of ap_server_publish.
  */

@@ -1,8 +1,9 @@
 /*
  * ap_server_threads.c - the threads of the thread server (ap_server.h):
- * each a replay log of its events, kept as SSE records, numbered and
- * stamped as they are published from any thread of the product's, and the
- * latest root `values` state. ap_server.c serves them.
+ * each a replay log of its events (in memory, or shared by replicas through
+ * the product's open_log), stamped as they are published from any thread
+ * of the product's, and the latest root `values` state. ap_server.c serves
+ * them. How the log keeps an event, and why: ap_server_records.c.
  */
 #include "server_internal.h"
 
@@ -15,6 +16,8 @@
 
 #include "ap_replay.h"
 #include "ap_route.h"
+
+#define WATCH_MS 500u /* a watcher's longest wait: how soon it sees ap_server_stop */
 
 static uint64_t now_ms(void)
 {
@@ -36,8 +39,22 @@ void server_log(ap_server *s, const char *fmt, ...)
         fprintf(stderr, "ap_server: %s\n", line);
 }
 
+/* Ends a thread's watcher, if it has one, and waits for it. */
+static void unwatch(srv_thread *t)
+{
+    if (!t->watching)
+        return;
+    __atomic_store_n(&t->unwatch, 1, __ATOMIC_RELEASE);
+    pthread_join(t->watcher, NULL);
+    t->watching = 0;
+}
+
 static void thread_free(srv_thread *t)
 {
+    unwatch(t);
+    aps_replay_store_close(t->watch);
+    if (t->writer != t->log)
+        aps_replay_store_close(t->writer);
     aps_replay_store_close(t->log);
     pthread_mutex_destroy(&t->lock);
     aps_json_writer_deinit(&t->json);
@@ -47,32 +64,151 @@ static void thread_free(srv_thread *t)
     free(t);
 }
 
-srv_thread *server_thread(ap_server *s, const char *id, size_t len, int create)
+/* Wakes the service thread, unless a wake-up it has not yet taken is on its way. */
+static void wake_loop(ap_server *s)
+{
+    if (s->ctx != NULL && /* (a server not started: the command path's fuzz target) */
+        !__atomic_exchange_n(&s->wake_pending, 1, __ATOMIC_ACQ_REL))
+        lws_cancel_service(s->ctx);
+}
+
+/*
+ * A shared log's watcher: blocks until any replica appends after the last
+ * seq it saw, then publishes the log's last seq to the loop and wakes it.
+ * A log it cannot reach is logged once and retried every WATCH_MS.
+ */
+static void *watch_main(void *arg)
+{
+    srv_thread *t = arg;
+    uint64_t seen = __atomic_load_n(&t->last_seq, __ATOMIC_ACQUIRE);
+    int failing = 0;
+    while (!__atomic_load_n(&t->unwatch, __ATOMIC_ACQUIRE)) {
+        aps_error err = APS_ERROR_INIT;
+        aps_replay_stats stats;
+        aps_replay_cursor cur;
+        aps_replay_start from;
+        aps_status st = aps_replay_store_stats_get(t->watch, &stats, &err);
+        if (st == APS_OK && stats.last_seq != seen) {
+            /* exact, not the larger: a log Redis lost restarts lower (its readers are told they missed) */
+            seen = stats.last_seq;
+            __atomic_store_n(&t->last_seq, seen, __ATOMIC_RELEASE);
+            wake_loop(t->srv);
+        }
+        memset(&from, 0, sizeof from);
+        from.from = APS_REPLAY_FROM_SEQ;
+        from.seq = seen;
+        if (st == APS_OK)
+            st = aps_replay_store_cursor_init(t->watch, &cur, NULL, &from, &err);
+        if (st == APS_OK)
+            st = aps_replay_store_wait(t->watch, &cur, WATCH_MS, &err);
+        if (st == APS_OK || st == APS_E_NOT_FOUND) {
+            if (failing)
+                server_log(t->srv, "%s: the shared log is back", t->id);
+            failing = 0;
+            continue;
+        }
+        if (!failing)
+            server_log(t->srv, "%s: the shared log cannot be watched (retrying): %s", t->id, err.message);
+        failing = 1;
+        {
+            struct timespec pause = { 0, (long)WATCH_MS * 1000000L };
+            nanosleep(&pause, NULL);
+        }
+    }
+    return NULL;
+}
+
+/* Opens one store of thread `t`'s log: the product's open_log, or in memory. */
+static aps_status log_open(ap_server *s, srv_thread *t, aps_replay_store **out, aps_error *err)
+{
+    aps_slice id;
+    aps_status st;
+    *out = NULL;
+    if (s->opt.open_log == NULL)
+        return aps_replay_store_open_memory(out, &s->opt.replay, err);
+    id.ptr = t->id;
+    id.len = t->id_len;
+    st = s->opt.open_log(s->opt.user, id, out, err);
+    if (st == APS_OK && *out == NULL)
+        st = aps_error_set(err, APS_E_ARGUMENT, 0, "open_log gave no log");
+    return st;
+}
+
+/*
+ * A new thread `id`, its log open (three connections and a watcher when it
+ * is shared), its last seq the log's. NULL after logging why.
+ */
+static srv_thread *thread_open(ap_server *s, const char *id, size_t len)
+{
+    aps_error err = APS_ERROR_INIT;
+    aps_replay_stats stats;
+    srv_thread *t = calloc(1, sizeof *t);
+    if (t == NULL || (t->id = malloc(len + 1)) == NULL) {
+        free(t);
+        return NULL;
+    }
+    memcpy(t->id, id, len);
+    t->id[len] = '\0';
+    t->id_len = len;
+    t->srv = s;
+    pthread_mutex_init(&t->lock, NULL);
+    aps_json_writer_init(&t->json, NULL);
+    if (log_open(s, t, &t->log, &err) != APS_OK)
+        goto fail;
+    if (aps_replay_store_memory_buffer(t->log) != NULL) {
+        t->writer = t->log;
+    } else if (log_open(s, t, &t->writer, &err) != APS_OK || log_open(s, t, &t->watch, &err) != APS_OK) {
+        goto fail;
+    }
+    if (aps_replay_store_stats_get(t->log, &stats, &err) != APS_OK)
+        goto fail;
+    t->last_seq = stats.last_seq;
+    if (t->watch != NULL) {
+        if (pthread_create(&t->watcher, NULL, watch_main, t) != 0) {
+            aps_error_set(&err, APS_E_NOMEM, 0, "cannot start its watcher thread");
+            goto fail;
+        }
+        t->watching = 1;
+    }
+    return t;
+fail:
+    server_log(s, "%s: cannot open the thread's log: %s", t->id, err.message);
+    thread_free(t);
+    return NULL;
+}
+
+static srv_thread *thread_find(ap_server *s, const char *id, size_t len)
 {
     srv_thread *t;
-    pthread_mutex_lock(&s->lock);
     for (t = s->threads; t != NULL; t = t->next)
         if (t->id_len == len && memcmp(t->id, id, len) == 0)
             break;
-    if (t == NULL && create && s->nthreads < s->opt.max_threads) {
-        t = calloc(1, sizeof *t);
-        if (t != NULL && (t->id = malloc(len + 1)) != NULL &&
-            aps_replay_store_open_memory(&t->log, &s->opt.replay, NULL) == APS_OK) {
-            memcpy(t->id, id, len);
-            t->id[len] = '\0';
-            t->id_len = len;
-            pthread_mutex_init(&t->lock, NULL);
-            aps_json_writer_init(&t->json, NULL);
-            t->next = s->threads;
-            s->threads = t;
-            s->nthreads++;
-        } else if (t != NULL) {
-            free(t->id);
-            free(t);
-            t = NULL;
-        }
+    return t;
+}
+
+srv_thread *server_thread(ap_server *s, const char *id, size_t len, int create)
+{
+    srv_thread *t, *made;
+    pthread_mutex_lock(&s->lock);
+    t = thread_find(s, id, len);
+    create = create && t == NULL && s->nthreads < s->opt.max_threads;
+    pthread_mutex_unlock(&s->lock);
+    if (!create)
+        return t;
+    /* opened outside the lock: a shared log takes round trips to open */
+    if ((made = thread_open(s, id, len)) == NULL)
+        return NULL;
+    pthread_mutex_lock(&s->lock);
+    if ((t = thread_find(s, id, len)) == NULL && s->nthreads < s->opt.max_threads) {
+        t = made;
+        made = NULL;
+        t->next = s->threads;
+        s->threads = t;
+        s->nthreads++;
     }
     pthread_mutex_unlock(&s->lock);
+    if (made != NULL) /* another caller made it first (or took the last place) */
+        thread_free(made);
     return t;
 }
 
@@ -116,24 +252,26 @@ static aps_status publish_thread(ap_server *s, aps_slice thread_id, srv_thread *
 }
 
 /*
- * The common end of both publish calls (under t->lock): frames the event
- * whose JSON is in t->json as an SSE record, appends it with `meta` and
- * keeps a root values event's `data` as the state.
+ * The common end of both publish calls (under t->lock): keeps the event
+ * whose JSON (without `eventId` and `seq`, see ap_server_records.c) is in
+ * t->json with `meta`, and a root values event's `data` as the state. *seq
+ * gets the seq the log gave it.
  */
-static aps_status publish_record(srv_thread *t, aps_slice method, aps_slice event_id, const aps_replay_meta *meta,
-                                 aps_json_raw state, uint64_t *seq, aps_error *err)
+static aps_status publish_record(srv_thread *t, aps_slice method, const aps_replay_meta *meta, aps_json_raw state,
+                                 uint64_t *seq, aps_error *err)
 {
     size_t len = 0;
+    uint64_t last;
     aps_status st;
-    if (record_put(t, &len, "id: ", 4) != 0 || record_put(t, &len, event_id.ptr, event_id.len) != 0 ||
-        record_put(t, &len, "\nevent: ", 8) != 0 || record_put(t, &len, method.ptr, method.len) != 0 ||
+    if (record_put(t, &len, "event: ", 7) != 0 || record_put(t, &len, method.ptr, method.len) != 0 ||
         record_put(t, &len, "\ndata: ", 7) != 0 ||
         record_put(t, &len, aps_json_writer_data(&t->json), aps_json_writer_len(&t->json)) != 0 ||
         record_put(t, &len, "\n\n", 2) != 0)
         return aps_error_set(err, APS_E_NOMEM, 0, "no memory for the event");
-    if ((st = aps_replay_store_append(t->log, t->record, len, meta, seq, err)) != APS_OK)
+    if ((st = aps_replay_store_append(t->writer, t->record, len, meta, seq, err)) != APS_OK)
         return st;
-    if (state.ptr != NULL && meta->channel == APS_CHANNEL_VALUES && meta->ns.count == 0) {
+    if (state.ptr != NULL && meta->channel == APS_CHANNEL_VALUES && meta->ns.count == 0 && t->watch == NULL) {
+        /* (a shared log's state is read from the log: another replica may have a newer one) */
         char *copy = malloc(state.len + 1);
         if (copy != NULL) {
             memcpy(copy, state.ptr, state.len);
@@ -143,7 +281,11 @@ static aps_status publish_record(srv_thread *t, aps_slice method, aps_slice even
             t->state_len = state.len;
         }
     }
-    __atomic_store_n(&t->last_seq, *seq, __ATOMIC_RELEASE);
+    /* the larger: the watcher of a shared log may have seen further already */
+    last = __atomic_load_n(&t->last_seq, __ATOMIC_ACQUIRE);
+    while (*seq > last && !__atomic_compare_exchange_n(&t->last_seq, &last, *seq, 0, __ATOMIC_RELEASE,
+                                                       __ATOMIC_ACQUIRE))
+        ;
     return APS_OK;
 }
 
@@ -170,8 +312,7 @@ static void published(ap_server *s, uint64_t s_new, uint64_t *seq)
 {
     if (seq != NULL)
         *seq = s_new;
-    if (s->ctx != NULL) /* (a server not started: the command path's fuzz target) */
-        lws_cancel_service(s->ctx);
+    wake_loop(s);
 }
 
 aps_status ap_server_publish(ap_server *s, aps_slice thread_id, ap_message_t *msg, uint64_t *seq, aps_error *err)
@@ -180,11 +321,10 @@ aps_status ap_server_publish(ap_server *s, aps_slice thread_id, ap_message_t *ms
     ap_event_t *ev;
     aps_replay_meta meta;
     aps_encode_options eo;
-    aps_slice method;
+    aps_slice method, event_id;
     aps_json_raw state = { NULL, 0 };
     ap_timestamp_t *ts;
-    char seq_text[24];
-    int own_id;
+    int has_event_id;
     uint64_t s_new = 0;
     aps_status st;
     if (s == NULL || msg == NULL || msg->kind != AP_MESSAGE_EVENT)
@@ -201,30 +341,25 @@ aps_status ap_server_publish(ap_server *s, aps_slice thread_id, ap_message_t *ms
         *ts = now_ms();
     if (ev->event_data.kind == AP_EVENT_DATA_VALUES_EVENT)
         state = ev->event_data.u.values_event.params.data;
+    /* the eventId goes to the log's index, the seq comes from the log: both are written as sent */
+    ap_event_replay_meta(ev, &meta);
+    has_event_id = ev->has_event_id;
+    event_id = ev->event_id;
+    ev->has_event_id = false;
+    ev->has_seq = false;
     pthread_mutex_lock(&t->lock);
-    ev->has_seq = true;
-    ev->seq = t->last_seq + 1;
-    own_id = !ev->has_event_id;
-    if (own_id) {
-        snprintf(seq_text, sizeof seq_text, "%" PRIu64, ev->seq);
-        ev->has_event_id = true;
-        ev->event_id.ptr = seq_text;
-        ev->event_id.len = strlen(seq_text);
-    }
     aps_json_writer_reset(&t->json);
     st = ap_message_encode_opts(msg, &t->json, &eo, err);
-    if (st == APS_OK) {
-        ap_event_replay_meta(ev, &meta);
-        st = publish_record(t, method, ev->event_id, &meta, state, &s_new, err);
-    }
-    pthread_mutex_unlock(&t->lock);
-    if (own_id) { /* the caller's message must not point at this stack frame */
-        ev->has_event_id = false;
-        ev->event_id.ptr = NULL;
-        ev->event_id.len = 0;
-    }
     if (st == APS_OK)
+        st = publish_record(t, method, &meta, state, &s_new, err);
+    pthread_mutex_unlock(&t->lock);
+    ev->has_event_id = has_event_id;
+    ev->event_id = event_id;
+    if (st == APS_OK) {
+        ev->has_seq = true;
+        ev->seq = s_new;
         published(s, s_new, seq);
+    }
     return st;
 }
 
@@ -256,7 +391,6 @@ aps_status ap_server_publish_json(ap_server *s, aps_slice thread_id, const char 
     aps_json_raw root = { json, len }, params, data = { NULL, 0 }, value;
     aps_replay_meta meta;
     aps_slice method, key;
-    char seq_text[24];
     uint64_t s_new = 0;
     int more;
     aps_status st = APS_OK;
@@ -275,15 +409,10 @@ aps_status ap_server_publish_json(ap_server *s, aps_slice thread_id, const char 
                                                    "`params.namespace` is needed");
     }
     pthread_mutex_lock(&t->lock);
-    snprintf(seq_text, sizeof seq_text, "%" PRIu64, t->last_seq + 1);
     aps_json_writer_reset(&t->json);
     aps_json_write_object_begin(&t->json);
     aps_json_write_key(&t->json, "type", 4);
     aps_json_write_string(&t->json, "event", 5);
-    write_key(&t->json, "eventId", "event_id", s->opt.key_case);
-    aps_json_write_string(&t->json, seq_text, strlen(seq_text));
-    aps_json_write_key(&t->json, "seq", 3);
-    aps_json_write_uint64(&t->json, t->last_seq + 1);
     if (run_id.ptr != NULL) {
         write_key(&t->json, "runId", "run_id", s->opt.key_case);
         aps_json_write_string(&t->json, run_id.ptr, run_id.len);
@@ -326,11 +455,9 @@ aps_status ap_server_publish_json(ap_server *s, aps_slice thread_id, const char 
     }
     aps_json_write_object_end(&t->json);
     if (st == APS_OK && aps_json_writer_finish(&t->json, err) == APS_OK) {
-        aps_slice id;
-        id.ptr = seq_text;
-        id.len = strlen(seq_text);
-        meta.event_id = id;
-        st = publish_record(t, method, id, &meta, data, &s_new, err);
+        meta.event_id.ptr = NULL; /* the seq in decimal, written as sent */
+        meta.event_id.len = 0;
+        st = publish_record(t, method, &meta, data, &s_new, err);
     } else if (st != APS_OK) {
         st = aps_error_set(err, APS_E_SYNTAX, 0, "the event's JSON could not be read again");
     } else {
@@ -343,28 +470,92 @@ aps_status ap_server_publish_json(ap_server *s, aps_slice thread_id, const char 
     return st;
 }
 
+/* The `params.data` of a root `values` event, copied out of a shared log (copy_state). */
+typedef struct state_copy {
+    char *json;
+    size_t len;
+} state_copy;
+
+/* Visitor: a root baseline `values` event's data into the state_copy at ctx. */
+static int copy_state(void *ctx, const aps_replay_event *ev)
+{
+    state_copy *out = ctx;
+    size_t at = server_record_json(ev->bytes, ev->len);
+    aps_arena arena;
+    aps_json_raw root, params, data;
+    if (!ev->baseline || ev->ns.count != 0 || at == 0)
+        return 0;
+    root.ptr = (const char *)ev->bytes + at;
+    root.len = ev->len - at - 2;
+    aps_arena_init(&arena, NULL);
+    if (aps_json_raw_member(root, "params", 6, &arena, &params, NULL) == APS_OK &&
+        aps_json_raw_member(params, "data", 4, &arena, &data, NULL) == APS_OK &&
+        (out->json = malloc(data.len + 1)) != NULL) {
+        memcpy(out->json, data.ptr, data.len);
+        out->json[data.len] = '\0';
+        out->len = data.len;
+    }
+    aps_arena_deinit(&arena);
+    return 0;
+}
+
+/* The latest root state of a shared log (under t->lock: it reads through the writer's connection). */
+static void shared_state(srv_thread *t, state_copy *out)
+{
+    static const aps_slice values = { "values", 6 };
+    aps_filter_spec spec;
+    aps_filter f;
+    aps_replay_cursor cur;
+    aps_replay_gap gap;
+    size_t n = 0;
+    memset(&spec, 0, sizeof spec);
+    spec.channels = &values;
+    spec.channel_count = 1;
+    if (aps_filter_init(&f, &spec, NULL, NULL) != APS_OK)
+        return;
+    /* a new `values` subscriber's start: the baseline, one event per namespace */
+    if (aps_replay_store_cursor_init(t->writer, &cur, &f, NULL, NULL) == APS_OK &&
+        aps_replay_store_read(t->writer, &cur, t->srv->opt.replay.baseline_namespaces + 64, copy_state, out, &n,
+                              &gap, NULL) != APS_OK)
+        server_log(t->srv, "%s: the shared log's state could not be read", t->id);
+    aps_filter_deinit(&f);
+}
+
 aps_status ap_server_state(ap_server *s, aps_slice thread_id, char **json, size_t *len)
 {
-    srv_thread *t = s != NULL ? server_thread(s, thread_id.ptr, thread_id.len, 0) : NULL;
-    aps_status st = APS_E_NOT_FOUND;
+    srv_thread *t = s != NULL ? server_thread(s, thread_id.ptr, thread_id.len, s->opt.open_log != NULL) : NULL;
+    state_copy got = { NULL, 0 };
     *json = NULL;
     *len = 0;
     if (t == NULL)
-        return st;
+        return APS_E_NOT_FOUND;
     pthread_mutex_lock(&t->lock);
-    if (t->state != NULL && (*json = malloc(t->state_len + 1)) != NULL) {
-        memcpy(*json, t->state, t->state_len + 1);
-        *len = t->state_len;
-        st = APS_OK;
+    if (t->watch != NULL) {
+        shared_state(t, &got);
+    } else if (t->state != NULL && (got.json = malloc(t->state_len + 1)) != NULL) {
+        memcpy(got.json, t->state, t->state_len + 1);
+        got.len = t->state_len;
     }
     pthread_mutex_unlock(&t->lock);
-    return st;
+    *json = got.json;
+    *len = got.len;
+    return got.json != NULL ? APS_OK : APS_E_NOT_FOUND;
 }
 
+void server_threads_unwatch(ap_server *s)
+{
+    srv_thread *t;
+    /* all told first, so that their waits end together */
+    for (t = s->threads; t != NULL; t = t->next)
+        __atomic_store_n(&t->unwatch, 1, __ATOMIC_RELEASE);
+    for (t = s->threads; t != NULL; t = t->next)
+        unwatch(t);
+}
 
 void server_threads_free(ap_server *s)
 {
     srv_thread *t;
+    server_threads_unwatch(s);
     while ((t = s->threads) != NULL) {
         s->threads = t->next;
         thread_free(t);

@@ -419,6 +419,46 @@ static void check_slow_subscriber(ap_server *srv)
     close(good.fd);
 }
 
+/*
+ * A new stream that resumes from before the log (`since` older than its 8
+ * events), on a server whose max_lag is the default (the log's length): it
+ * is told its miss first, then gets the log, and is not closed as too slow.
+ */
+static void check_old_since(void)
+{
+    static char buf[1 << 14];
+    static const char body[] = "{\"channels\":[\"custom\"],\"since\":2}";
+    const aps_slice thread = { "old", 3 }, no_run = { NULL, 0 };
+    aps_error err = APS_ERROR_INIT;
+    ap_server *srv;
+    ap_server_options o;
+    char head[512], json[160];
+    unsigned saved;
+    int fd, i, closed;
+    memset(&o, 0, sizeof o);
+    o.replay.max_events = 8;
+    srv = start_aside(&o, &saved);
+    for (i = 1; i <= 20; i++) {
+        int n = snprintf(json, sizeof json,
+                         "{\"type\":\"event\",\"method\":\"custom\",\"params\":{\"namespace\":[],\"data\":%d}}", i);
+        CHECK_INT(ap_server_publish_json(srv, thread, json, (size_t)n, no_run, NULL, &err), APS_OK);
+    }
+    fd = dial();
+    CHECK(fd >= 0);
+    snprintf(head, sizeof head,
+             "POST /threads/old/stream/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+             "Content-Length: %zu\r\n\r\n%s",
+             sizeof body - 1, body);
+    send_all(fd, head, strlen(head));
+    read_some(fd, buf, sizeof buf, sizeof buf, 1000, &closed);
+    CHECK(!closed);
+    CHECK(strstr(buf, ": missed 10 events; oldest seq 13\n\n") != NULL);
+    CHECK(strstr(buf, "\"seq\":13,") != NULL && strstr(buf, "\"seq\":20,") != NULL);
+    CHECK(strstr(buf, "\"seq\":12,") == NULL);
+    close(fd);
+    stop_aside(srv, saved);
+}
+
 int main(void)
 {
     ap_server *srv;
@@ -443,6 +483,7 @@ int main(void)
     check_refusals();
     check_api_key();
     check_heartbeat_and_cors();
+    check_old_since();
     check_slow_headers();
     check_churn();
     check_slow_subscriber(srv);

@@ -92,6 +92,7 @@ typedef struct serve {
     size_t nscripts, next_script;
     long pace_ms;  /* -1: realtime */
     const char *redis; /* --redis URL, or NULL: the logs in memory */
+    size_t window;     /* --window N: the events each thread's log keeps (0: the default) */
     pthread_mutex_t lock;
     pthread_cond_t cond;
     serve_thread *threads;
@@ -576,6 +577,7 @@ static aps_status open_redis_log(void *user, aps_slice id, aps_replay_store **ou
     ro.run = run;
     ro.key_prefix = "apstream:";
     ro.retry_ms = 2000;
+    ro.replay.max_events = sv->window; /* (0: the store's default) */
     return aps_replay_redis_open(out, &ro, err);
 }
 #endif
@@ -672,7 +674,7 @@ int apstream_serve(int argc, char **argv)
             /* each thread's log holds this many events: a replay from before it is a miss (connect's
              * probe). A subscriber further behind is then told what it missed rather than
              * disconnected (max_lag defaults to the log's capacity), so the miss can be seen. */
-            opt.replay.max_events = strtoull(v, &end, 10);
+            opt.replay.max_events = sv.window = strtoull(v, &end, 10);
             opt.max_lag = (size_t)1 << 30;
             if (*end != '\0' || v[0] == '\0' || opt.replay.max_events == 0)
                 return serve_usage("--window takes a count of events (at least 1)");

@@ -68,6 +68,7 @@ typedef struct conn {
     uint64_t drop_base;         /* drop_after: the thread's furthest seq streamed when this stream opened */
     uint64_t new_events;        /* drop_after: events sent past drop_base */
     uint64_t last_write_ms;
+    int written;                /* SSE: the stream has written (its miss, if it started with one) */
     int closing;                /* close after what is queued is written */
     struct conn *prev, *next;   /* streams: SSE and WS connections */
 } conn;
@@ -431,10 +432,18 @@ static int take_event(void *ctx, const aps_replay_event *ev)
     return 0;
 }
 
-/* Closes a stream that fell too far behind: it reconnects and resumes, or is told it missed. */
+/*
+ * Whether a stream fell too far behind (it is closed: it reconnects and
+ * resumes, or is told it missed). Not before an SSE stream's first write:
+ * one that starts from before the log (an old `since`) is first told its
+ * miss, and is then as far behind as the log is long.
+ */
 static int too_slow(ap_server *s, conn *c)
 {
-    uint64_t behind_by = lag(c);
+    uint64_t behind_by;
+    if (c->kind == C_SSE && !c->written)
+        return 0;
+    behind_by = lag(c);
     if (behind_by <= s->opt.max_lag)
         return 0;
     server_log(s, "%s: disconnecting a subscriber %" PRIu64 " events behind (max_lag %zu)", c->thread->id, behind_by,
@@ -487,6 +496,7 @@ static int write_sse(ap_server *s, conn *c)
         }
         if (lws_write(c->wsi, s->chunk + LWS_PRE, f.len, LWS_WRITE_HTTP) < (int)f.len)
             return -1;
+        c->written = 1;
         c->last_write_ms = mono_ms();
         c->events_sent += f.count;
         if (s->opt.drop_after != 0 && c->new_events >= s->opt.drop_after) {

@@ -298,13 +298,24 @@ static int publish(player_args *a, const script_event *e)
     return 0;
 }
 
-/* Waits for input.respond on the thread; 0, or -1 when the server stops. */
+/*
+ * The thread takes input.respond from now on: said before the events that
+ * pause the run are published, since a client may answer as soon as it
+ * sees them.
+ */
+static void expect_answer(player_args *a)
+{
+    pthread_mutex_lock(&a->sv->lock);
+    a->t->waiting = 1;
+    a->t->answered = 0;
+    pthread_mutex_unlock(&a->sv->lock);
+}
+
+/* Waits for input.respond on the thread (expect_answer first); 0, or -1 when the server stops. */
 static int wait_for_answer(player_args *a)
 {
     int rc;
     pthread_mutex_lock(&a->sv->lock);
-    a->t->waiting = 1;
-    a->t->answered = 0;
     while (!a->t->answered && !a->sv->stop)
         pthread_cond_wait(&a->sv->cond, &a->sv->lock);
     a->t->waiting = 0;
@@ -347,6 +358,8 @@ static void *play(void *arg)
             sleep_ms(e->time - last_time > MAX_GAP_MS ? MAX_GAP_MS : (unsigned)(e->time - last_time));
         if (e->time != 0)
             last_time = e->time;
+        if (e->input_request)
+            expect_answer(a);
         publish(a, e);
         if (e->input_request) {
             /* the run pauses: after the root `interrupted` that ends it, when the script has one */

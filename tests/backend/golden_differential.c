@@ -617,7 +617,11 @@ int main(int argc, char **argv)
     CHECK(decoded > compared / 10);
     CHECK(generated_taken > decoded / 4);
     CHECK(table_taken > decoded / 4);
-    CHECK(size_compared > 0);
+    for (i = 0; i < sizeof goldens / sizeof goldens[0]; i++)
+        if (goldens[i].size_types != NULL) {
+            CHECK(size_compared > 0); /* built with --size rows (not in the sanitizer build) */
+            break;
+        }
     CHECK(differed == 0);
     aps_arena_deinit(&arena);
     return test_report();

@@ -51,7 +51,7 @@ static const char usage_text[] =
     "                       pair compiles alone (vendoring; one such pair per program)\n"
     "  --size               generate: descriptors only, no straight-line readers, validators\n"
     "                       or encoders: the runtime's tables decode, check and encode every\n"
-    "                       type (a fraction of the machine code, about half the speed)\n"
+    "                       type (a twentieth of the machine code, a third of the speed)\n"
     "  --type RULE          validate: the rule every instance must match\n"
     "  --input F            validate: the input format: json (one document), jsonl, sse or\n"
     "                       auto (default: detected from the head of each file)\n"

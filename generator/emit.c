@@ -439,7 +439,7 @@ static bool has_fast(const ir_type *t)
  */
 static bool emits_fast(const emitter *E, const ir_type *t)
 {
-    return !E->opt->size && has_fast(t);
+    return !E->opt->tables_only && has_fast(t);
 }
 
 /*
@@ -1838,8 +1838,8 @@ int emit_module(cddl_ctx *ctx, const ir_module *mod, const emit_options *opt)
         type_extras(&E, t, v);
         tmpl_append(ctx, types, v);
     }
-    tmpl_flag(ctx, data, "tables_only", opt->size);
-    if (!opt->size) {
+    tmpl_flag(ctx, data, "tables_only", opt->tables_only);
+    if (!opt->tables_only) {
         fast_decoders(&E, data);
         fast_encoders(&E, data);
     }

@@ -205,7 +205,7 @@ static int parse_args(int argc, char **argv, options *o)
             o->embed_runtime = 1;
             o->emit.embed_runtime = 1;
         } else if (strcmp(a, "--size") == 0) {
-            o->emit.size = 1;
+            o->emit.tables_only = 1;
         } else if (strcmp(a, "--syntax-only") == 0) {
             o->syntax_only = 1;
         } else if (strncmp(a, "-fmax-errors=", 13) == 0) {

@@ -27,7 +27,12 @@
  * instances instead: each line of FILE through golden NAME's generated
  * decoder for TYPE must be accepted (valid: then it validates, and encodes
  * to bytes that decode and encode to the same bytes) or refused (invalid),
- * and each decode path alone must agree with the exact decoder.
+ * and each decode path alone must agree with the exact decoder; the same
+ * through NAME's --size output (plain build).
+ *
+ * The --size output of every schema (sz_NAME_types, descriptors only) runs
+ * too, in the plain build: on every instance above it must give what the
+ * fast output gives.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -565,7 +570,7 @@ static int instance(const aps_type *t, const char *json, size_t len, int want_va
 static int run_instances(char **argv)
 {
     const golden *g = NULL;
-    const aps_type *t = NULL;
+    const aps_type *t = NULL, *sz = NULL;
     size_t i, n, lines = 0, failed = 0;
     char line[65536];
     aps_arena arena;
@@ -573,9 +578,14 @@ static int run_instances(char **argv)
     for (i = 0; i < sizeof goldens / sizeof goldens[0]; i++)
         if (strcmp(goldens[i].name, argv[1]) == 0)
             g = &goldens[i];
-    for (i = 0; g != NULL && i < *g->count; i++)
-        if (strcmp(g->types[i].name, argv[2]) == 0)
+    for (i = 0; g != NULL && i < *g->count; i++) {
+        if (strcmp(g->types[i].name, argv[2]) == 0) {
             t = g->types[i].type;
+            /* the --size output of the same schema, same type order (when built) */
+            if (g->size_types != NULL && *g->size_count == *g->count)
+                sz = g->size_types[i].type;
+        }
+    }
     if (t == NULL || (f = fopen(argv[4], "r")) == NULL) {
         fprintf(stderr, "no golden %s with type %s, or no file %s\n", argv[1], argv[2], argv[4]);
         return 2;
@@ -589,10 +599,15 @@ static int run_instances(char **argv)
             continue;
         lines++;
         failed += (size_t)instance(t, line, n, strcmp(argv[3], "valid") == 0, &arena);
+        if (sz != NULL && instance(sz, line, n, strcmp(argv[3], "valid") == 0, &arena) != 0) {
+            fprintf(stderr, "  (the --size output's verdict, above)\n");
+            failed++;
+        }
     }
     fclose(f);
     aps_arena_deinit(&arena);
-    printf("%s %s: %zu lines, %zu not %s\n", argv[1], argv[2], lines, failed, argv[3]);
+    printf("%s %s: %zu lines%s, %zu not %s\n", argv[1], argv[2], lines,
+           sz != NULL ? " (each through the fast and the --size output)" : "", failed, argv[3]);
     return failed == 0 && lines > 0 ? 0 : 1;
 }
 

@@ -89,6 +89,7 @@ static void check_same(size_bench *b)
         sf = ap_message_decode_opts(s, len, &b->arena, &mf, &b->dopt, &ef);
         sz = apz_message_decode_opts(s, len, &b->arena, &mz, &b->dopt, &ez);
         if (sf != sz || ef.offset != ez.offset || strcmp(ef.pointer, ez.pointer) != 0 ||
+            strcmp(ef.message, ez.message) != 0 ||
             (sf == APS_OK && (ap_message_encode(&mf, &wf, NULL) != APS_OK || apz_message_encode(&mz, &wz, NULL) != APS_OK ||
                               aps_json_writer_len(&wf) != aps_json_writer_len(&wz) ||
                               memcmp(aps_json_writer_data(&wf), aps_json_writer_data(&wz), aps_json_writer_len(&wf)) != 0))) {
@@ -164,7 +165,7 @@ static void report(const char *what, double secs, const size_bench *b)
 static int run_corpus(const char *name, const traffic_corpus *c, int repeat)
 {
     size_bench b;
-    double dec_fast = 1e300, dec_size = 1e300, enc_fast, enc_size;
+    double dec_fast = 1e300, dec_size = 1e300, enc_fast = 0, enc_size = 0;
     char what[64];
     int k;
     memset(&b, 0, sizeof b);

@@ -432,6 +432,17 @@ static bool has_fast(const ir_type *t)
 }
 
 /*
+ * Does the output give t a generated reader, validator and encoder? Never
+ * with --size: the descriptors alone go out, and the runtime's table engine
+ * (aps_schema_decode, _validate, _encode) does what those functions would,
+ * with the same results (the engine is what they fall back to anyway).
+ */
+static bool emits_fast(const emitter *E, const ir_type *t)
+{
+    return !E->opt->tables_only && has_fast(t);
+}
+
+/*
  * Does t get a reader of the compact form (members in the schema's order
  * and spelling, no whitespace, nothing unknown: what servers write)? A
  * struct with a generated decoder whose member names are all plain, and
@@ -917,9 +928,9 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
     tmpl_set(C, d, "rule_name", t->rule ? c_string(E, t->rule, strlen(t->rule)) : "");
     tmpl_set(C, d, "size", t->kind == IR_LITERAL ? "" : cddl_fmt(E->ctx, "sizeof(%s)", ctype(E, t)));
     tmpl_flag(C, d, "external", t->named);
-    tmpl_set(C, d, "fast", has_fast(t) ? fast_fn(E, t) : "");
-    tmpl_set(C, d, "valid", has_fast(t) ? cddl_fmt(C, "%s_valid", fast_fn(E, t)) : "");
-    tmpl_set(C, d, "write", has_fast(t) ? cddl_fmt(C, "%s_write", fast_fn(E, t)) : "");
+    tmpl_set(C, d, "fast", emits_fast(E, t) ? fast_fn(E, t) : "");
+    tmpl_set(C, d, "valid", emits_fast(E, t) ? cddl_fmt(C, "%s_valid", fast_fn(E, t)) : "");
+    tmpl_set(C, d, "write", emits_fast(E, t) ? cddl_fmt(C, "%s_write", fast_fn(E, t)) : "");
     tmpl_set(C, d, "union_member", "");
     tmpl_set(C, d, "init", "");
     switch (t->kind) {
@@ -1817,7 +1828,7 @@ int emit_module(cddl_ctx *ctx, const ir_module *mod, const emit_options *opt)
         tmpl_set(ctx, v, "rule", rule_comment(&E, t));
         tmpl_set(ctx, v, "rule_lit", c_string(&E, t->rule ? t->rule : t->c_name, strlen(t->rule ? t->rule : t->c_name)));
         tmpl_set(ctx, v, "desc", desc_of(&E, t));
-        tmpl_set(ctx, v, "fast", has_fast(t) ? fast_fn(&E, t) : "");
+        tmpl_set(ctx, v, "fast", emits_fast(&E, t) ? fast_fn(&E, t) : "");
         tmpl_flag(ctx, v, "alias", t->kind == IR_ALIAS);
         tmpl_flag(ctx, v, "untagged", resolved(t)->kind == IR_UNION && resolved(t)->cls == IR_U_UNTAGGED);
         if (t->kind == IR_ALIAS)
@@ -1827,8 +1838,11 @@ int emit_module(cddl_ctx *ctx, const ir_module *mod, const emit_options *opt)
         type_extras(&E, t, v);
         tmpl_append(ctx, types, v);
     }
-    fast_decoders(&E, data);
-    fast_encoders(&E, data);
+    tmpl_flag(ctx, data, "tables_only", opt->tables_only);
+    if (!opt->tables_only) {
+        fast_decoders(&E, data);
+        fast_encoders(&E, data);
+    }
     tmpl_put(ctx, data, "forwards", forwards);
     tmpl_put(ctx, data, "includes", includes);
     tmpl_put(ctx, data, "decls", decls);

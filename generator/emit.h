@@ -15,6 +15,8 @@ typedef struct emit_options {
     const char *templates_dir; /* NULL: the built-in templates */
     int embed_runtime;         /* the runtime goes into the output: `@c-type` lines are ignored,
                                   since only the core and schema layers are embedded */
+    int tables_only;           /* --size: descriptors only, no generated readers, validators or
+                                  encoders; the runtime's tables do all of it (smaller, slower) */
 } emit_options;
 
 /* Returns the number of errors (template or I/O); 0 on success. */

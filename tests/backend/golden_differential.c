@@ -27,7 +27,12 @@
  * instances instead: each line of FILE through golden NAME's generated
  * decoder for TYPE must be accepted (valid: then it validates, and encodes
  * to bytes that decode and encode to the same bytes) or refused (invalid),
- * and each decode path alone must agree with the exact decoder.
+ * and each decode path alone must agree with the exact decoder; the same
+ * through NAME's --size output (plain build).
+ *
+ * The --size output of every schema (sz_NAME_types, descriptors only) runs
+ * too, in the plain build: on every instance above it must give what the
+ * fast output gives.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +53,8 @@ typedef struct golden {
     const aps_named_type *types;  /* NAME_types, from the generated code */
     const size_t *count;
     const char *roots[4];         /* from NAME.args (`--root R`), NULL-terminated */
+    const aps_named_type *size_types; /* sz_NAME_types: the same schema generated with --size */
+    const size_t *size_count;
 } golden;
 
 #include "golden_table.h"
@@ -374,7 +381,7 @@ static outcome run(const aps_type *t, const char *json, size_t len, const aps_de
 static long compared, decoded, differed;
 
 static void compare(const golden *g, const char *type, const aps_type *gen, const aps_type *interp,
-                    const char *json, size_t len, aps_arena *arena)
+                    const char *const labels[2], const char *json, size_t len, aps_arena *arena)
 {
     int strict, kc;
     for (strict = 0; strict < 2; strict++) {
@@ -397,17 +404,41 @@ static void compare(const golden *g, const char *type, const aps_type *gen, cons
                 (a.encoded_len && memcmp(a.encoded, b.encoded, a.encoded_len) != 0)) {
                 if (differed++ < 20)
                     fprintf(stderr,
-                            "%s %s (%s, case %d) on %.*s\n  generated:   %s at '%s' [%zu] %s; %.*s\n"
-                            "  interpreted: %s at '%s' [%zu] %s; %.*s\n",
+                            "%s %s (%s, case %d) on %.*s\n  %s: %s at '%s' [%zu] %s; %.*s\n"
+                            "  %s: %s at '%s' [%zu] %s; %.*s\n",
                             g->name, type, strict ? "strict" : "tolerant", kc, (int)(len < 300 ? len : 300), json,
-                            aps_status_str(a.status), a.err.pointer, a.err.offset, a.err.message,
-                            (int)a.encoded_len, a.encoded ? a.encoded : "", aps_status_str(b.status),
+                            labels[0], aps_status_str(a.status), a.err.pointer, a.err.offset, a.err.message,
+                            (int)a.encoded_len, a.encoded ? a.encoded : "", labels[1], aps_status_str(b.status),
                             b.err.pointer, b.err.offset, b.err.message, (int)b.encoded_len,
                             b.encoded ? b.encoded : "");
             }
             free(a.encoded);
             free(b.encoded);
         }
+    }
+}
+
+static long size_compared;
+
+/*
+ * Type i of schema g on one input: the fast output against the schema
+ * interpreted, and the --size output (descriptors only) against the fast
+ * output, so that both modes give the same statuses, errors, encodings and
+ * verdicts on every instance.
+ */
+static void both(const golden *g, size_t i, const aps_type *interp, const char *json, size_t len, aps_arena *arena)
+{
+    static const char *const against_interp[2] = { "generated", "interpreted" };
+    static const char *const against_fast[2] = { "--size", "fast" };
+    const aps_named_type *nt = &g->types[i];
+    long c = compared, d = decoded;
+    compare(g, nt->name, nt->type, interp, against_interp, json, len, arena);
+    if (g->size_types != NULL) {
+        compare(g, nt->name, g->size_types[i].type, nt->type, against_fast, json, len, arena);
+        /* main's shares of paths taken are of the first comparison's decodes */
+        compared = c + (compared - c) / 2;
+        decoded = d + (decoded - d) / 2;
+        size_compared++;
     }
 }
 
@@ -468,6 +499,12 @@ static int test_schema(const golden *g, aps_arena *arena, long *types_tested)
         const aps_type *interp = interpreted(&ctx, &u.mod, g, i);
         if (interp == NULL)
             continue; /* a path such as "Event.params", reached through its parent */
+        /* the --size output lists the same types in the same order */
+        if (g->size_types != NULL &&
+            (*g->size_count != *g->count || strcmp(g->size_types[i].name, nt->name) != 0)) {
+            fprintf(stderr, "%s: the --size output's types differ from the fast output's at %zu\n", g->name, i);
+            return 1;
+        }
         (*types_tested)++;
         for (k = 0; k < instances; k++) {
             aps_json_writer w;
@@ -479,11 +516,11 @@ static int test_schema(const golden *g, aps_arena *arena, long *types_tested)
                 aps_json_writer_deinit(&w);
                 continue;
             }
-            compare(g, nt->name, nt->type, interp, aps_json_writer_data(&w), aps_json_writer_len(&w), arena);
+            both(g, i, interp, aps_json_writer_data(&w), aps_json_writer_len(&w), arena);
             mut = (char *)malloc(2 * aps_json_writer_len(&w) + 16);
             for (m = 0; mut != NULL && m < MUTATIONS; m++) {
                 size_t n = mutate(aps_json_writer_data(&w), aps_json_writer_len(&w), mut);
-                compare(g, nt->name, nt->type, interp, mut, n, arena);
+                both(g, i, interp, mut, n, arena);
             }
             free(mut);
             aps_json_writer_deinit(&w);
@@ -533,7 +570,7 @@ static int instance(const aps_type *t, const char *json, size_t len, int want_va
 static int run_instances(char **argv)
 {
     const golden *g = NULL;
-    const aps_type *t = NULL;
+    const aps_type *t = NULL, *sz = NULL;
     size_t i, n, lines = 0, failed = 0;
     char line[65536];
     aps_arena arena;
@@ -541,9 +578,14 @@ static int run_instances(char **argv)
     for (i = 0; i < sizeof goldens / sizeof goldens[0]; i++)
         if (strcmp(goldens[i].name, argv[1]) == 0)
             g = &goldens[i];
-    for (i = 0; g != NULL && i < *g->count; i++)
-        if (strcmp(g->types[i].name, argv[2]) == 0)
+    for (i = 0; g != NULL && i < *g->count; i++) {
+        if (strcmp(g->types[i].name, argv[2]) == 0) {
             t = g->types[i].type;
+            /* the --size output of the same schema, same type order (when built) */
+            if (g->size_types != NULL && *g->size_count == *g->count)
+                sz = g->size_types[i].type;
+        }
+    }
     if (t == NULL || (f = fopen(argv[4], "r")) == NULL) {
         fprintf(stderr, "no golden %s with type %s, or no file %s\n", argv[1], argv[2], argv[4]);
         return 2;
@@ -557,10 +599,15 @@ static int run_instances(char **argv)
             continue;
         lines++;
         failed += (size_t)instance(t, line, n, strcmp(argv[3], "valid") == 0, &arena);
+        if (sz != NULL && instance(sz, line, n, strcmp(argv[3], "valid") == 0, &arena) != 0) {
+            fprintf(stderr, "  (the --size output's verdict, above)\n");
+            failed++;
+        }
     }
     fclose(f);
     aps_arena_deinit(&arena);
-    printf("%s %s: %zu lines, %zu not %s\n", argv[1], argv[2], lines, failed, argv[3]);
+    printf("%s %s: %zu lines%s, %zu not %s\n", argv[1], argv[2], lines,
+           sz != NULL ? " (each through the fast and the --size output)" : "", failed, argv[3]);
     return failed == 0 && lines > 0 ? 0 : 1;
 }
 
@@ -578,12 +625,18 @@ int main(int argc, char **argv)
         CHECK(types > before); /* every schema has a named type the interpreter knows */
     }
     printf("%zu schemas, %ld types, %ld comparisons, %ld decoded (generated decoders took %ld, the "
-           "table-driven fast path %ld), %ld differences\n",
-           sizeof goldens / sizeof goldens[0], types, compared, decoded, generated_taken, table_taken, differed);
+           "table-driven fast path %ld), %ld inputs also through the --size output, %ld differences\n",
+           sizeof goldens / sizeof goldens[0], types, compared, decoded, generated_taken, table_taken,
+           size_compared, differed);
     /* the instances are valid often enough that every path is exercised */
     CHECK(decoded > compared / 10);
     CHECK(generated_taken > decoded / 4);
     CHECK(table_taken > decoded / 4);
+    for (i = 0; i < sizeof goldens / sizeof goldens[0]; i++)
+        if (goldens[i].size_types != NULL) {
+            CHECK(size_compared > 0); /* built with --size rows (not in the sanitizer build) */
+            break;
+        }
     CHECK(differed == 0);
     aps_arena_deinit(&arena);
     return test_report();

@@ -42,6 +42,7 @@ int bench_replay(const bench_config *cfg);
 int bench_assemble(const bench_config *cfg);
 int bench_frontend(const bench_config *cfg);
 int bench_codec(const bench_config *cfg);
+int bench_size(const bench_config *cfg);
 int bench_redis(const bench_config *cfg);
 int bench_server(const bench_config *cfg);
 

@@ -74,6 +74,9 @@ static const bench_area areas[] = {
 #ifdef HAVE_BENCH_REPLAY
     { "replay", bench_replay, 1 },
 #endif
+#ifdef HAVE_BENCH_SIZE
+    { "size", bench_size, 1 },
+#endif
 #ifdef HAVE_BENCH_REDIS
     { "redis", bench_redis, 0 },
 #endif

@@ -409,7 +409,7 @@ aps_status aps_ws_encode_frame(uint8_t *out, size_t cap, size_t *out_len, int fi
                                const uint8_t *mask_key, aps_error *err)
 {
     uint8_t hdr[APS_WS_HEADER_MAX];
-    size_t hlen;
+    size_t hlen = 0; /* (set on success; gcc -O2 cannot see that and warned) */
     aps_status st = aps_ws_encode_header(hdr, &hlen, fin, opcode, len, mask_key, err);
     if (st != APS_OK)
         return st;

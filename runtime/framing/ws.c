@@ -12,6 +12,7 @@
 #include "base64.h"
 #include "sha1.h"
 
+#include <stdint.h>
 #include <string.h>
 
 int aps_ws_close_code_valid(unsigned code)
@@ -413,6 +414,8 @@ aps_status aps_ws_encode_frame(uint8_t *out, size_t cap, size_t *out_len, int fi
     aps_status st = aps_ws_encode_header(hdr, &hlen, fin, opcode, len, mask_key, err);
     if (st != APS_OK)
         return st;
+    if (cap > (size_t)PTRDIFF_MAX) /* no object is larger; gcc warned of copies beyond it */
+        cap = (size_t)PTRDIFF_MAX;
     if (hlen > cap || len > cap - hlen)
         return aps_error_set(err, APS_E_LIMIT, SIZE_MAX,
                              "WebSocket frame of %zu bytes does not fit in %zu bytes",

@@ -315,7 +315,7 @@ static ASM_INLINE aps_status feed_last(aps_assembler *a, const aps_asm_event *ev
     aps_asm_message *m = a->last;
     int padded = mode == COPY_PADDED;
     if (ASM_LIKELY(m != NULL && m->c.ns_len <= 1 && ev->ns_len == m->c.ns_len && same_node(m->c.node, ev, padded) &&
-                   (m->c.ns_len == 0 || (ev->ns != NULL && same_segment(m->c.ns[0], ev->ns[0], padded))) &&
+                   (m->c.ns_len == 0 || (ev->ns != NULL && same_segment(m->c.seg0, ev->ns[0], padded))) &&
                    takes_delta(m, ev)))
         return ASM_LIKELY(!with_extras(ev)) ? append_token(a, m, ev, err, mode) : feed_extras(a, m, ev, err);
 #if ASM_HAVE_MASKED_COPY

@@ -98,6 +98,7 @@ typedef struct asm_common {
     aps_asm_state state;
     aps_slice *ns;
     size_t ns_len;
+    aps_slice seg0;         /* ns[0] when ns_len != 0: the fast path compares it one load sooner */
     aps_slice node;
     char *head;             /* ns array, namespace, node, ids, raw values given at start */
     size_t head_size;

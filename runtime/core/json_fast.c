@@ -456,6 +456,8 @@ static inline const char *plain_string(const char *p, const char *end, const cha
         }
         s += 16;
     }
+#else
+    (void)vec;
 #endif
     s = aps_scan_find_stop(s, end);
     if (s < end && *s == '"')

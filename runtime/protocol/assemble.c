@@ -12,7 +12,9 @@
  * (feed_delta). Anything else, or anything the fast path is not sure of,
  * takes the general path, which gives the same result. When the caller
  * promises padded strings (aps_asm_options.padded), short names are
- * compared and tokens copied as whole 16-byte words.
+ * compared and tokens copied as whole 16-byte words; without the promise,
+ * a CPU with AVX-512BW reads a token by one masked load (copy_token_masked)
+ * and others by in-token words (copy_token).
  */
 #include "assemble_internal.h"
 

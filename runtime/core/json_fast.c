@@ -58,8 +58,8 @@ typedef struct str_state {
     const char *paired; /* the 'u' of the low half of a surrogate pair already checked */
 } str_state;
 
-/* Out of line: a string past its plain start is long or rare, and inlined
- * into each token machine the loops cost it registers (measured 5% slower). */
+/* Out of line, as the one scan before them was: a string past its plain
+ * start is long or rare, and each token machine would carry a copy. */
 #if defined(__GNUC__) || defined(__clang__)
 #define STRING_SCAN static __attribute__((noinline))
 #else
@@ -72,8 +72,8 @@ typedef struct str_state {
  * UTF-8 of RFC 3629 over one block: every byte past ASCII that needs
  * continuations must be followed by exactly that many, no others may
  * appear, and the second byte after E0, ED, F0 and F4 has a narrower
- * range. Only the bytes in `upto` count. st->need carries what a character
- * across the block's end still wants. Returns 0 on bad UTF-8. w <= 32, so
+ * range. Only the bytes in `upto` count. *need carries what a character
+ * across the block's end still wants (str_state.need). Returns 0 on bad UTF-8. w <= 32, so
  * that the shifts below stay inside 64 bits.
  */
 static inline int utf8_block(const utf8_masks *m, uint64_t high, uint64_t *need, uint64_t upto, unsigned w)

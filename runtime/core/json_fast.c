@@ -20,137 +20,164 @@
 #include "aps/json_impl.h"
 
 #include <string.h>
+#if APS_JSON_HAVE_AVX2
+#include <immintrin.h>
+#endif
+#if APS_JSON_HAVE_NEON
+#include <arm_neon.h>
+#endif
 
-#if defined(__SSE2__)
-/*
- * UTF-8 of RFC 3629 over one 16-byte block of string content, as bit masks
- * (bit i: byte i): every byte past ASCII that needs continuations must be
- * followed by exactly that many, no others may appear, and the second byte
- * after E0, ED, F0 and F4 has a narrower range. Only the bytes in `upto`
- * count (the block up to and with the byte that ends the run). *need
- * carries the continuations (bits 0-2) and the narrower ranges (bits 3-6)
- * a character across the block's end still wants. Returns 0 on bad UTF-8.
+/* ---- string content -----------------------------------------------------
+ *
+ * A string's content, checked one block of W bytes (16 or 32) a step: each
+ * instruction set only loads a block and compares its bytes into bit masks
+ * (bit i: byte i); what the masks mean (where the string ends, which bytes
+ * are escaped, whether the escapes and the UTF-8 are right) is decided
+ * below in plain C, once for every width. So the SSE2 (16 bytes), NEON (16)
+ * and AVX2 (32, chosen at run time) scans cannot disagree in their rules,
+ * only in their compares, and string_scalar, byte by byte, is the reference
+ * they are tested against (tests/jsonskip/test_vector.c, fuzz decode_fast).
  */
-static inline int utf8_block(__m128i v, unsigned high, unsigned *need, unsigned upto)
+
+/* What one block's bytes are, as masks; the UTF-8 masks only when it has a byte past ASCII. */
+typedef struct str_masks {
+    uint64_t q, bs, ctl, high; /* '"', '\\', below 0x20, past ASCII */
+    uint64_t letters, u;       /* one of / b f n r t; 'u' */
+} str_masks;
+
+typedef struct utf8_masks {
+    /* compared as signed bytes, so that the "below" masks hold no ASCII */
+    uint64_t lt_c0, gt_df, gt_ef, lt_a0, lt_90, lt_c2, gt_f4, e0, ed, f0, f4;
+} utf8_masks;
+
+/* What a string's scan carries from one block to the next. */
+typedef struct str_state {
+    uint64_t need;      /* continuations (bits 0-2) and narrower ranges (bits 3-6) still wanted */
+    uint64_t carry;     /* the next block's first byte is escaped */
+    uint64_t escapes;   /* some byte of the string was escaped */
+    const char *paired; /* the 'u' of the low half of a surrogate pair already checked */
+} str_state;
+
+/* Out of line, as the one scan before them was: a string past its plain
+ * start is long or rare, and each token machine would carry a copy. */
+#if defined(__GNUC__) || defined(__clang__)
+#define STRING_SCAN static __attribute__((noinline))
+#else
+#define STRING_SCAN static
+#endif
+
+#define BLOCK_BITS(w) ((w) == 64 ? ~(uint64_t)0 : ((uint64_t)1 << (w)) - 1u)
+
+/*
+ * UTF-8 of RFC 3629 over one block: every byte past ASCII that needs
+ * continuations must be followed by exactly that many, no others may
+ * appear, and the second byte after E0, ED, F0 and F4 has a narrower
+ * range. Only the bytes in `upto` count. *need carries what a character
+ * across the block's end still wants (str_state.need). Returns 0 on bad UTF-8. w <= 32, so
+ * that the shifts below stay inside 64 bits.
+ */
+static inline int utf8_block(const utf8_masks *m, uint64_t high, uint64_t *need, uint64_t upto, unsigned w)
 {
-#define MASK_LT(x) ((unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(v, _mm_set1_epi8((char)(x)))))
-#define MASK_GT(x) ((unsigned)_mm_movemask_epi8(_mm_cmpgt_epi8(v, _mm_set1_epi8((char)(x)))))
-#define MASK_EQ(x) ((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8((char)(x)))))
-    /* Bytes compare as signed: 0x80..0xFF are -128..-1, ASCII is not below 0. */
-    unsigned cont = MASK_LT(0xC0), lead = high & ~cont;
-    unsigned three = high & MASK_GT(0xDF), four = high & MASK_GT(0xEF);
-    unsigned lt_a0 = MASK_LT(0xA0), lt_90 = MASK_LT(0x90);
-    unsigned bad = (lead & MASK_LT(0xC2)) | (high & MASK_GT(0xF4)); /* C0, C1, F5..FF */
-    unsigned in = *need;
-    uint32_t want = ((uint32_t)lead << 1 | (uint32_t)three << 2 | (uint32_t)four << 3) | (in & 7u);
-    uint32_t e0 = (uint32_t)(MASK_EQ(0xE0) << 1) | (in >> 3 & 1u), ed = (uint32_t)(MASK_EQ(0xED) << 1) | (in >> 4 & 1u);
-    uint32_t f0 = (uint32_t)(MASK_EQ(0xF0) << 1) | (in >> 5 & 1u), f4 = (uint32_t)(MASK_EQ(0xF4) << 1) | (in >> 6 & 1u);
-#undef MASK_LT
-#undef MASK_GT
-#undef MASK_EQ
+    uint64_t cont = m->lt_c0, lead = high & ~cont;
+    uint64_t three = high & m->gt_df, four = high & m->gt_ef;
+    uint64_t bad = (lead & m->lt_c2) | (high & m->gt_f4); /* C0, C1, F5..FF */
+    uint64_t in = *need;
+    uint64_t want = (lead << 1 | three << 2 | four << 3) | (in & 7u);
+    uint64_t e0 = m->e0 << 1 | (in >> 3 & 1u), ed = m->ed << 1 | (in >> 4 & 1u);
+    uint64_t f0 = m->f0 << 1 | (in >> 5 & 1u), f4 = m->f4 << 1 | (in >> 6 & 1u);
     /* Wanted continuations overlap only where one is missing, which the
      * comparison with the continuation bytes finds. */
-    bad |= (want ^ cont) | (e0 & lt_a0) | (ed & ~lt_a0) | (f0 & lt_90) | (f4 & ~lt_90);
-    *need = (want >> 16) | (e0 >> 16) << 3 | (ed >> 16) << 4 | (f0 >> 16) << 5 | (f4 >> 16) << 6;
-    return (bad & upto) == 0;
+    bad |= (want ^ cont) | (e0 & m->lt_a0) | (ed & ~m->lt_a0) | (f0 & m->lt_90) | (f4 & ~m->lt_90);
+    *need = (want >> w) | (e0 >> w) << 3 | (ed >> w) << 4 | (f0 >> w) << 5 | (f4 >> w) << 6;
+    return (bad & upto & BLOCK_BITS(w)) == 0;
 }
 
 /*
- * Of the backslashes bs of a 16-byte block (bit i: byte i), the bytes they
- * escape: the byte after each backslash run of odd length. *carry says, in
- * and out, whether the block's first byte is escaped by the one before.
- * No branch: each escape costs nothing more than the block it is in.
+ * Of the backslashes bs of a block, the bytes they escape: the byte after
+ * each backslash run of odd length. *carry says, in and out, whether the
+ * block's first byte is escaped by the one before. No branch: each escape
+ * costs nothing more than the block it is in.
  */
-static inline unsigned escaped_bytes(unsigned bs, unsigned *carry)
+static inline uint64_t escaped_bytes(uint64_t bs, uint64_t *carry, unsigned w)
 {
-    const uint32_t even = 0x5555u;
-    uint32_t follows, odd_starts, sum;
+    const uint64_t even = 0x5555555555555555ull & BLOCK_BITS(w);
+    uint64_t follows, odd_starts, sum;
     bs &= ~*carry; /* a backslash escaped by the block before starts nothing */
-    follows = (uint32_t)bs << 1 | *carry;
+    follows = bs << 1 | *carry;
     /* Runs starting at an odd bit: adding them to the run carries past its end. */
     odd_starts = bs & ~even & ~follows;
     sum = odd_starts + bs;
-    *carry = sum >> 16 & 1u;
+    *carry = sum >> w & 1u;
     /* Every other byte after a run's start is escaped; the sum flips
      * the pattern for the runs that start at an even bit. */
-    return (unsigned)((even ^ (sum << 1)) & follows) & 0xFFFFu;
+    return (even ^ (sum << 1)) & follows & BLOCK_BITS(w);
 }
-#endif
+
+/*
+ * Where the block's string ends: the first unescaped '"', or a control
+ * character (an error); 0 when it goes on. *upto: the bytes that count
+ * (the block up to and with that byte); *esc: the escaped bytes.
+ */
+static inline uint64_t block_stop(str_state *st, const str_masks *m, unsigned w, uint64_t *esc, uint64_t *upto)
+{
+    uint64_t stop;
+    *esc = escaped_bytes(m->bs, &st->carry, w);
+    stop = (m->q & ~*esc) | m->ctl;
+    *upto = stop != 0 ? stop ^ (stop - 1u) : BLOCK_BITS(w);
+    st->escapes |= *esc & *upto;
+    return stop;
+}
+
+/*
+ * The rest of a block at s once its UTF-8 is right: its escapes and its
+ * end. Returns 1 to go on with the next block; else 0, the string done,
+ * with *out the byte after its closing '"', or NULL (a bad escape, a
+ * control character, the end of the input).
+ */
+static inline int block_rest(str_state *st, const str_masks *m, uint64_t esc, uint64_t stop, uint64_t upto,
+                             const char *s, const char *end, const char **out, int *escaped)
+{
+    /* An escaped byte must be one of " \ / b f n r t u (the first two in q and bs). */
+    uint64_t u = esc & m->u & upto;
+    uint64_t fails = esc & ~(m->letters | m->q | m->bs) & ~u & upto;
+    if (APS_SCAN_LIKELY((stop | fails | u) == 0))
+        return 1;
+    *out = NULL;
+    if (fails != 0)
+        return 0;
+    /* \u escapes: four hex digits, surrogates in pairs (the reader's own
+     * check; the digits are plain bytes, so the masks stand). */
+    for (; u != 0; u &= u - 1u) {
+        const char *at = s + __builtin_ctzll(u), *after, *bad, *why;
+        aps_status code;
+        if (at == st->paired)
+            continue;
+        if ((after = aps_json_impl_unescape_one(at - 1, end, NULL, NULL, &code, &bad, &why)) == NULL)
+            return 0;
+        if (after - (at - 1) == 12)
+            st->paired = at + 6;
+    }
+    if (stop == 0)
+        return 1;
+    s += __builtin_ctzll(stop);
+    if (s >= end || *s != '"')
+        return 0; /* a control character, or the end of the input */
+    *escaped |= st->escapes != 0;
+    *out = s + 1;
+    return 0;
+}
 
 /*
  * The string content from s (after the opening '"', or inside the content
- * after plain ASCII) to its closing '"': the byte after it, or NULL on a
- * control character, a bad escape, bad UTF-8 or the end of the input.
+ * after plain ASCII) to its closing '"', byte by byte: the byte after it, or
+ * NULL on a control character, a bad escape, bad UTF-8 or the end of the
+ * input. The reference the block scans are held to, and the scan where no
+ * vector unit is known.
  */
-static inline const char *scan_string_from(const char *s, const char *end, int *escaped)
+STRING_SCAN const char *string_scalar(const char *s, const char *end, int *escaped)
 {
     const char *bad, *why;
     aps_status code;
-#if defined(__SSE2__)
-    /* Sixteen bytes a step with every check done on bit masks, and one
-     * branch per step, taken at the string's end or on what needs a closer
-     * look (a \u escape, an error): a text of accented words and escapes
-     * costs little more than plain ASCII. */
-    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1F);
-    const char *paired = NULL; /* the 'u' of the low half of a surrogate pair already checked */
-    unsigned need = 0, carry = 0, any_escape = 0;
-    for (;; s += 16) {
-        char tail[16];
-        __m128i v, letters;
-        unsigned q, bs, esc, stop, upto, high, fails, u;
-        if (APS_SCAN_LIKELY(end - s >= 16)) {
-            v = _mm_loadu_si128((const __m128i *)(const void *)s);
-        } else {
-            /* The last bytes, copied: never read past end. The zeros after
-             * them are control characters, so a scan reaching them fails. */
-            if (s >= end)
-                return NULL;
-            memset(tail, 0, sizeof tail);
-            memcpy(tail, s, (size_t)(end - s));
-            v = _mm_loadu_si128((const __m128i *)(const void *)tail);
-        }
-        q = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, quote));
-        bs = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, backslash));
-        esc = escaped_bytes(bs, &carry);
-        /* The end: the first unescaped '"', or a control character (an error). */
-        stop = (q & ~esc) | (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl));
-        upto = stop != 0 ? stop ^ (stop - 1u) : 0xFFFFu;
-        high = (unsigned)_mm_movemask_epi8(v);
-        /* An escaped byte must be one of " \ / b f n r t u (the first two in q and bs). */
-        letters = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('/')), _mm_cmpeq_epi8(v, _mm_set1_epi8('b'))),
-                               _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('f')),
-                                                         _mm_cmpeq_epi8(v, _mm_set1_epi8('n'))),
-                                            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('r')),
-                                                         _mm_cmpeq_epi8(v, _mm_set1_epi8('t')))));
-        u = esc & (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('u'))) & upto;
-        fails = esc & ~((unsigned)_mm_movemask_epi8(letters) | q | bs) & ~u & upto;
-        any_escape |= esc & upto;
-        if (APS_SCAN_UNLIKELY((high | need) != 0) && !utf8_block(v, high, &need, upto))
-            return NULL;
-        if (APS_SCAN_LIKELY((stop | fails | u) == 0))
-            continue;
-        if (fails != 0)
-            return NULL;
-        /* \u escapes: four hex digits, surrogates in pairs (the reader's
-         * own check; the digits are plain bytes, so the masks stand). */
-        for (; u != 0; u &= u - 1u) {
-            const char *at = s + __builtin_ctz(u), *after;
-            if (at == paired)
-                continue;
-            if ((after = aps_json_impl_unescape_one(at - 1, end, NULL, NULL, &code, &bad, &why)) == NULL)
-                return NULL;
-            if (after - (at - 1) == 12)
-                paired = at + 6;
-        }
-        if (stop != 0) {
-            s += __builtin_ctz(stop);
-            if (s >= end || *s != '"')
-                return NULL; /* a control character, or the end of the input */
-            *escaped |= any_escape != 0;
-            return s + 1;
-        }
-    }
-#else
     /* Plain runs a word step at a time, then what stopped the scan: its
      * end, an escape, or a UTF-8 character checked where it stands. */
     for (;; s = aps_scan_find_stop(s, end)) {
@@ -168,13 +195,242 @@ static inline const char *scan_string_from(const char *s, const char *end, int *
             return NULL; /* a control character, or bad UTF-8 */
         }
     }
+}
+
+/*
+ * The block loop of one instruction set, W bytes a step: LOAD(v, p) loads
+ * the block at p, CLASSIFY(v, &m) and UTF8(v, &u) compare it. The last
+ * bytes are copied into a block of zeros (never read past end); the zeros
+ * are control characters, so a scan reaching them fails. One branch per
+ * step, taken at the string's end or on what needs a closer look (a \u
+ * escape, an error): a text of accented words and escapes costs little
+ * more than plain ASCII.
+ */
+#define STRING_LOOP(VEC, W, LOAD, CLASSIFY, UTF8)                                                           \
+    str_state st;                                                                                       \
+    memset(&st, 0, sizeof st);                                                                          \
+    for (;; s += (W)) {                                                                                 \
+        char tail[W];                                                                                   \
+        VEC v;                                                                                          \
+        str_masks m;                                                                                    \
+        uint64_t esc, stop, upto;                                                                       \
+        const char *out;                                                                                \
+        if (APS_SCAN_LIKELY(end - s >= (W))) {                                                          \
+            v = LOAD(s);                                                                                \
+        } else {                                                                                        \
+            if (s >= end)                                                                               \
+                return NULL;                                                                            \
+            memset(tail, 0, sizeof tail);                                                               \
+            memcpy(tail, s, (size_t)(end - s));                                                         \
+            v = LOAD(tail);                                                                             \
+        }                                                                                               \
+        CLASSIFY(v, &m);                                                                                \
+        stop = block_stop(&st, &m, (W), &esc, &upto);                                                   \
+        if (APS_SCAN_UNLIKELY((m.high | st.need) != 0)) {                                               \
+            utf8_masks um;                                                                              \
+            UTF8(v, &um);                                                                               \
+            if (!utf8_block(&um, m.high, &st.need, upto, (W)))                                          \
+                return NULL;                                                                            \
+        }                                                                                               \
+        if (!block_rest(&st, &m, esc, stop, upto, s, end, &out, escaped))                               \
+            return out;                                                                                 \
+    }
+
+#if defined(__SSE2__)
+#define SSE_LOAD(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define SSE_MASK(x) ((uint64_t)(unsigned)_mm_movemask_epi8(x))
+#define SSE_EQ(c) SSE_MASK(_mm_cmpeq_epi8(v, _mm_set1_epi8((char)(c))))
+
+static inline void classify_sse2(__m128i v, str_masks *m)
+{
+    const __m128i ctl = _mm_set1_epi8(0x1F);
+    m->q = SSE_EQ('"');
+    m->bs = SSE_EQ('\\');
+    m->ctl = SSE_MASK(_mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl));
+    m->high = SSE_MASK(v);
+    /* the escape letters OR-ed as vectors: one mask move, not six */
+#define SSE_V(c) _mm_cmpeq_epi8(v, _mm_set1_epi8(c))
+    m->letters = SSE_MASK(_mm_or_si128(_mm_or_si128(SSE_V('/'), SSE_V('b')),
+                                       _mm_or_si128(_mm_or_si128(SSE_V('f'), SSE_V('n')),
+                                                    _mm_or_si128(SSE_V('r'), SSE_V('t')))));
+#undef SSE_V
+    m->u = SSE_EQ('u');
+}
+
+static inline void utf8_sse2(__m128i v, utf8_masks *m)
+{
+    /* Bytes compare as signed: 0x80..0xFF are -128..-1, ASCII is not below 0. */
+#define SSE_LT(x) SSE_MASK(_mm_cmplt_epi8(v, _mm_set1_epi8((char)(x))))
+#define SSE_GT(x) SSE_MASK(_mm_cmpgt_epi8(v, _mm_set1_epi8((char)(x))))
+    m->lt_c0 = SSE_LT(0xC0);
+    m->gt_df = SSE_GT(0xDF);
+    m->gt_ef = SSE_GT(0xEF);
+    m->lt_a0 = SSE_LT(0xA0);
+    m->lt_90 = SSE_LT(0x90);
+    m->lt_c2 = SSE_LT(0xC2);
+    m->gt_f4 = SSE_GT(0xF4);
+    m->e0 = SSE_EQ(0xE0);
+    m->ed = SSE_EQ(0xED);
+    m->f0 = SSE_EQ(0xF0);
+    m->f4 = SSE_EQ(0xF4);
+#undef SSE_LT
+#undef SSE_GT
+}
+
+STRING_SCAN const char *string_sse2(const char *s, const char *end, int *escaped)
+{
+    STRING_LOOP(__m128i, 16, SSE_LOAD, classify_sse2, utf8_sse2)
+}
+#endif
+
+#if APS_JSON_HAVE_AVX2
+#define AVX_TARGET __attribute__((target("avx2")))
+#define AVX_MASK(x) ((uint64_t)(uint32_t)_mm256_movemask_epi8(x))
+#define AVX_EQ(c) AVX_MASK(_mm256_cmpeq_epi8(v, _mm256_set1_epi8((char)(c))))
+
+static inline AVX_TARGET __m256i avx2_load(const char *p)
+{
+    return _mm256_loadu_si256((const __m256i *)(const void *)p);
+}
+
+static inline AVX_TARGET void classify_avx2(__m256i v, str_masks *m)
+{
+    const __m256i ctl = _mm256_set1_epi8(0x1F);
+    m->q = AVX_EQ('"');
+    m->bs = AVX_EQ('\\');
+    m->ctl = AVX_MASK(_mm256_cmpeq_epi8(_mm256_max_epu8(v, ctl), ctl));
+    m->high = AVX_MASK(v);
+#define AVX_V(c) _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c))
+    m->letters = AVX_MASK(_mm256_or_si256(_mm256_or_si256(AVX_V('/'), AVX_V('b')),
+                                          _mm256_or_si256(_mm256_or_si256(AVX_V('f'), AVX_V('n')),
+                                                          _mm256_or_si256(AVX_V('r'), AVX_V('t')))));
+#undef AVX_V
+    m->u = AVX_EQ('u');
+}
+
+static inline AVX_TARGET void utf8_avx2(__m256i v, utf8_masks *m)
+{
+    /* Signed compares, as in utf8_sse2 (x < c is c > x). */
+#define AVX_LT(x) AVX_MASK(_mm256_cmpgt_epi8(_mm256_set1_epi8((char)(x)), v))
+#define AVX_GT(x) AVX_MASK(_mm256_cmpgt_epi8(v, _mm256_set1_epi8((char)(x))))
+    m->lt_c0 = AVX_LT(0xC0);
+    m->gt_df = AVX_GT(0xDF);
+    m->gt_ef = AVX_GT(0xEF);
+    m->lt_a0 = AVX_LT(0xA0);
+    m->lt_90 = AVX_LT(0x90);
+    m->lt_c2 = AVX_LT(0xC2);
+    m->gt_f4 = AVX_GT(0xF4);
+    m->e0 = AVX_EQ(0xE0);
+    m->ed = AVX_EQ(0xED);
+    m->f0 = AVX_EQ(0xF0);
+    m->f4 = AVX_EQ(0xF4);
+#undef AVX_LT
+#undef AVX_GT
+}
+
+STRING_SCAN AVX_TARGET const char *string_avx2(const char *s, const char *end, int *escaped)
+{
+    STRING_LOOP(__m256i, 32, avx2_load, classify_avx2, utf8_avx2)
+}
+#endif
+
+#if APS_JSON_HAVE_NEON
+/* NEON has no movemask: each compare's lanes (0x00 or 0xFF) are weighed by
+ * their bit and added up, eight lanes a byte. */
+static inline uint64_t neon_mask(uint8x16_t x)
+{
+    static const uint8_t weights[16] = { 1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128 };
+    uint8x16_t w = vandq_u8(x, vld1q_u8(weights));
+    uint8x8_t sum = vpadd_u8(vget_low_u8(w), vget_high_u8(w));
+    sum = vpadd_u8(sum, sum);
+    sum = vpadd_u8(sum, sum);
+    return (uint64_t)vget_lane_u8(sum, 0) | (uint64_t)vget_lane_u8(sum, 1) << 8;
+}
+
+#define NEON_LOAD(p) vld1q_u8((const uint8_t *)(const void *)(p))
+#define NEON_EQ(c) neon_mask(vceqq_u8(v, vdupq_n_u8((uint8_t)(c))))
+
+static inline void classify_neon(uint8x16_t v, str_masks *m)
+{
+    m->q = NEON_EQ('"');
+    m->bs = NEON_EQ('\\');
+    m->ctl = neon_mask(vcleq_u8(v, vdupq_n_u8(0x1F)));
+    m->high = neon_mask(vcgeq_u8(v, vdupq_n_u8(0x80)));
+#define NEON_V(c) vceqq_u8(v, vdupq_n_u8(c))
+    m->letters = neon_mask(vorrq_u8(vorrq_u8(NEON_V('/'), NEON_V('b')),
+                                    vorrq_u8(vorrq_u8(NEON_V('f'), NEON_V('n')), vorrq_u8(NEON_V('r'), NEON_V('t')))));
+#undef NEON_V
+    m->u = NEON_EQ('u');
+}
+
+static inline void utf8_neon(uint8x16_t v, utf8_masks *m)
+{
+    /* Signed compares, as in utf8_sse2. */
+    int8x16_t sv = vreinterpretq_s8_u8(v);
+#define NEON_LT(x) neon_mask(vcltq_s8(sv, vdupq_n_s8((int8_t)(x))))
+#define NEON_GT(x) neon_mask(vcgtq_s8(sv, vdupq_n_s8((int8_t)(x))))
+    m->lt_c0 = NEON_LT(0xC0);
+    m->gt_df = NEON_GT(0xDF);
+    m->gt_ef = NEON_GT(0xEF);
+    m->lt_a0 = NEON_LT(0xA0);
+    m->lt_90 = NEON_LT(0x90);
+    m->lt_c2 = NEON_LT(0xC2);
+    m->gt_f4 = NEON_GT(0xF4);
+    m->e0 = NEON_EQ(0xE0);
+    m->ed = NEON_EQ(0xED);
+    m->f0 = NEON_EQ(0xF0);
+    m->f4 = NEON_EQ(0xF4);
+#undef NEON_LT
+#undef NEON_GT
+}
+
+STRING_SCAN const char *string_neon(const char *s, const char *end, int *escaped)
+{
+    STRING_LOOP(uint8x16_t, 16, NEON_LOAD, classify_neon, utf8_neon)
+}
+#endif
+
+/* The widest scan this build and CPU have. */
+static inline aps_json_isa best_isa(void)
+{
+#if APS_JSON_HAVE_AVX2
+    if (__builtin_cpu_supports("avx2"))
+        return APS_JSON_ISA_AVX2;
+#endif
+#if defined(__SSE2__)
+    return APS_JSON_ISA_SSE2;
+#elif APS_JSON_HAVE_NEON
+    return APS_JSON_ISA_NEON;
+#else
+    return APS_JSON_ISA_SCALAR;
+#endif
+}
+
+/*
+ * The string scan `isa` names (the build's and the CPU's permitting: else
+ * the widest there is, which tests learn from aps_json_impl_skip_isa).
+ */
+static inline const char *scan_string_isa(aps_json_isa isa, const char *s, const char *end, int *escaped)
+{
+#if APS_JSON_HAVE_AVX2
+    if (isa == APS_JSON_ISA_AVX2)
+        return string_avx2(s, end, escaped);
+#endif
+    if (isa == APS_JSON_ISA_SCALAR)
+        return string_scalar(s, end, escaped);
+#if defined(__SSE2__)
+    return string_sse2(s, end, escaped);
+#elif APS_JSON_HAVE_NEON
+    return string_neon(s, end, escaped);
+#else
+    return string_scalar(s, end, escaped);
 #endif
 }
 
 const char *aps_scan_string_slow(const char *s, const char *end, int *escaped)
 {
     *escaped = 0;
-    return scan_string_from(s, end, escaped);
+    return scan_string_isa(best_isa(), s, end, escaped);
 }
 
 /*
@@ -183,11 +439,11 @@ const char *aps_scan_string_slow(const char *s, const char *end, int *escaped)
  * Which byte stopped the scan comes from the load's masks, not from memory:
  * the next token waits on this answer.
  */
-static inline const char *plain_string(const char *p, const char *end, const char **stop)
+static inline const char *plain_string(const char *p, const char *end, const char **stop, int vec)
 {
     const char *s = p + 1;
 #if defined(__SSE2__)
-    while (end - s >= 16) {
+    while (vec && end - s >= 16) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
         unsigned m = aps_scan_special16(v) | (unsigned)_mm_movemask_epi8(v);
         if (m != 0) {
@@ -200,6 +456,8 @@ static inline const char *plain_string(const char *p, const char *end, const cha
         }
         s += 16;
     }
+#else
+    (void)vec;
 #endif
     s = aps_scan_find_stop(s, end);
     if (s < end && *s == '"')
@@ -266,7 +524,8 @@ static inline const char *scan_word(const char *p, const char *end, const char *
 #endif
 #define WS(q) (compact ? (q) : aps_scan_ws((q), end))
 #define COLON(q) (compact ? ((q) < end && *(q) == ':' ? (q) + 1 : NULL) : aps_scan_colon((q), end))
-SKIP_INLINE const char *skip_impl(const char *p, const char *end, size_t room, int allow_duplicates, int compact)
+SKIP_INLINE const char *skip_impl(const char *p, const char *end, size_t room, int allow_duplicates, int compact,
+                                  int vec, aps_json_isa isa)
 {
     unsigned first_name[APS_JSON_FAST_DEPTH]; /* of each open object, in names[] */
     uint64_t lengths[APS_JSON_FAST_DEPTH];    /* of each open object: bit len % 64 of its names' */
@@ -282,7 +541,7 @@ value:
         return NULL;
     switch (*p) {
     case '"':
-        if ((s = plain_string(p, end, &stop)) == NULL && (s = scan_string_from(stop, end, &escaped)) == NULL)
+        if ((s = plain_string(p, end, &stop, vec)) == NULL && (s = scan_string_isa(isa, stop, end, &escaped)) == NULL)
             return NULL;
         p = s;
         goto after;
@@ -352,7 +611,7 @@ name:
 #if defined(__SSE2__)
     /* The usual name, its '"' and ':' within 16 bytes: all read from one
      * load's masks, no byte loaded again (the next token waits on this one). */
-    if (APS_SCAN_LIKELY(end - p > 16)) {
+    if (vec && APS_SCAN_LIKELY(end - p > 16)) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
         unsigned m = aps_scan_special16(v) | (unsigned)_mm_movemask_epi8(v);
         unsigned q = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')));
@@ -369,7 +628,7 @@ name:
     s = aps_scan_find_stop(p + 1, end);
     if (APS_SCAN_UNLIKELY(!(s < end && *s == '"'))) {
         escaped = 0;
-        if ((s = scan_string_from(s, end, &escaped)) == NULL || escaped)
+        if ((s = scan_string_isa(isa, s, end, &escaped)) == NULL || escaped)
             return NULL;
         s--;
     }
@@ -401,12 +660,44 @@ named:
 
 const char *aps_json_impl_skip_fast(const char *p, const char *end, size_t room, int allow_duplicates)
 {
-    return skip_impl(p, end, room, allow_duplicates, 0);
+    return skip_impl(p, end, room, allow_duplicates, 0, 1, best_isa());
 }
 
 const char *aps_json_impl_skip_compact(const char *p, const char *end, size_t room)
 {
-    return skip_impl(p, end, room, 0, 1);
+    return skip_impl(p, end, room, 0, 1, 1, best_isa());
+}
+
+aps_json_isa aps_json_impl_skip_isa(aps_json_isa isa)
+{
+    if (isa == APS_JSON_ISA_AUTO)
+        return best_isa();
+    if (isa == APS_JSON_ISA_SCALAR)
+        return isa;
+#if APS_JSON_HAVE_AVX2
+    if (isa == APS_JSON_ISA_AVX2 && __builtin_cpu_supports("avx2"))
+        return isa;
+#endif
+#if defined(__SSE2__)
+    return isa == APS_JSON_ISA_SSE2 ? isa : APS_JSON_ISA_AUTO;
+#elif APS_JSON_HAVE_NEON
+    return isa == APS_JSON_ISA_NEON ? isa : APS_JSON_ISA_AUTO;
+#else
+    return APS_JSON_ISA_AUTO;
+#endif
+}
+
+const char *aps_json_impl_skip_with(aps_json_isa isa, const char *p, const char *end, size_t room,
+                                    int allow_duplicates, int compact)
+{
+    /* Each instantiation with constants, as the entries above; the scalar
+     * one (no vector step anywhere) only here, for tests. */
+    isa = aps_json_impl_skip_isa(isa);
+    if (isa == APS_JSON_ISA_AUTO)
+        return NULL;
+    if (isa == APS_JSON_ISA_SCALAR)
+        return compact ? skip_impl(p, end, room, 0, 1, 0, isa) : skip_impl(p, end, room, allow_duplicates, 0, 0, isa);
+    return compact ? skip_impl(p, end, room, 0, 1, 1, isa) : skip_impl(p, end, room, allow_duplicates, 0, 1, isa);
 }
 
 aps_status aps_json_validate(const char *json, size_t len, const aps_json_reader_options *options,

@@ -202,52 +202,32 @@ __attribute__((target("avx2"))) static inline void line_masks64(const char *p, u
     *high = (uint32_t)_mm256_movemask_epi8(a) | (uint64_t)(uint32_t)_mm256_movemask_epi8(b) << 32;
 }
 
+/*
+ * Whether the 64 bytes at p hold a line end, or a byte past ASCII where
+ * `highs` has the high bit (bytes past ASCII stop the plain steps only
+ * when UTF-8 is checked): one mask for the usual step.
+ */
+__attribute__((target("avx2"))) static inline int line_any64(const char *p, __m256i highs)
+{
+    const __m256i lf = _mm256_set1_epi8('\n'), cr = _mm256_set1_epi8('\r');
+    __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)p);
+    __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
+    __m256i t = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(a, lf), _mm256_cmpeq_epi8(a, cr)),
+                                _mm256_or_si256(_mm256_cmpeq_epi8(b, lf), _mm256_cmpeq_epi8(b, cr)));
+    /* a byte past ASCII has its high bit set, as the compares' matches have */
+    return _mm256_movemask_epi8(_mm256_or_si256(t, _mm256_and_si256(_mm256_or_si256(a, b), highs))) != 0;
+}
+
 /* aps_scan_line's loop, 64 bytes a step: see aps/scan.h. */
 __attribute__((target("avx2"))) const char *aps_scan_line_avx2(const char *begin, const char *s, const char *end,
                                                               int check, int *valid)
 {
-    const __m256i lf = _mm256_set1_epi8('\n'), cr = _mm256_set1_epi8('\r');
-    /* bytes past ASCII stop the plain steps only when UTF-8 is checked */
     const __m256i highs = _mm256_set1_epi8(check ? (char)0x80 : 0);
     const char *ok = s; /* [s, ok) is proven */
     int good = check;
     (void)begin; /* the caller made sure that end - begin >= 64 */
-    for (;; s += 64) {
-        uint64_t brk, high;
-        if (end - s > 64) {
-            __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)s);
-            __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + 32));
-            __m256i t = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(a, lf), _mm256_cmpeq_epi8(a, cr)),
-                                        _mm256_or_si256(_mm256_cmpeq_epi8(b, lf), _mm256_cmpeq_epi8(b, cr)));
-            /* a byte past ASCII has its high bit set, as the compares' matches have */
-            if (_mm256_movemask_epi8(_mm256_or_si256(t, _mm256_and_si256(_mm256_or_si256(a, b), highs))) == 0)
-                continue;
-            line_masks64(s, &brk, &high);
-        } else {
-            unsigned shift = (unsigned)(64 - (end - s));
-            if (s == end)
-                break;
-            /* the last 64 bytes of the input, those before s shifted out */
-            line_masks64(end - 64, &brk, &high);
-            brk >>= shift;
-            high >>= shift;
-            if (brk == 0) {
-                if (high != 0 && good)
-                    good = aps_scan_line_utf8(s, high, &ok, end);
-                s = end;
-                break;
-            }
-        }
-        if (brk != 0)
-            high &= (brk & (0u - brk)) - 1u; /* the bytes before the stop */
-        if (high != 0 && good)
-            good = aps_scan_line_utf8(s, high, &ok, end);
-        if (brk != 0) {
-            *valid = good;
-            return s + __builtin_ctzll(brk);
-        }
-    }
-    *valid = good;
-    return s;
+#define LINE_ANY64(p) line_any64((p), highs)
+    APS_SCAN_LINE_LOOP(64, LINE_ANY64, line_masks64)
+#undef LINE_ANY64
 }
 #endif

@@ -12,7 +12,9 @@
  * (feed_delta). Anything else, or anything the fast path is not sure of,
  * takes the general path, which gives the same result. When the caller
  * promises padded strings (aps_asm_options.padded), short names are
- * compared and tokens copied as whole 16-byte words.
+ * compared and tokens copied as whole 16-byte words; without the promise,
+ * a CPU with AVX-512BW reads a token by one masked load (copy_token_masked)
+ * and others by in-token words (copy_token).
  */
 #include "assemble_internal.h"
 
@@ -44,6 +46,11 @@ void aps_asm_init(aps_assembler *a, const aps_asm_options *options,
     ao.allocator = a->allocator;
     ao.chunk_size = 4096;
     aps_arena_init(&a->scratch, &ao);
+#if ASM_HAVE_MASKED_COPY
+    /* Checked once here (AVX-512 also needs the OS to keep its registers,
+     * which __builtin_cpu_supports checks), not per token. */
+    a->masked_copy = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+#endif
     /* Per-assembler seed: keys chosen to collide in one process do not in another. */
     a->seed = (uint64_t)(uintptr_t)a * 0x9E3779B97F4A7C15ull;
 }
@@ -246,16 +253,13 @@ static ASM_NOINLINE aps_status feed_extras(aps_assembler *a, aps_asm_message *m,
  * scratch, no call. Other lengths go to append_text.
  */
 static ASM_INLINE aps_status append_token(aps_assembler *a, aps_asm_message *m, const aps_asm_event *ev,
-                                          aps_error *err, int padded)
+                                          aps_error *err, int mode)
 {
     asm_member *mb = m->hot;
     size_t n = ev->text.len;
     if (APS_SCAN_UNLIKELY(n - 1 >= 16 || mb->cap - mb->len < 16))
         return append_text(a, m, ev, err);
-    if (padded)
-        memcpy(mb->val + mb->len, ev->text.ptr, 16); /* the bytes past n are room */
-    else
-        copy_token(mb->val + mb->len, ev->text.ptr, n, a->sink);
+    put_token(mb->val + mb->len, ev->text.ptr, n, mode);
     mb->len += n;
     return a->cb.on_append != NULL ? notify_append(a, m, ev) : APS_OK;
 }
@@ -265,8 +269,9 @@ static ASM_INLINE aps_status append_token(aps_assembler *a, aps_asm_message *m, 
  * a->recent, a small table by a hash of the place, spares most of them
  * building the key, hashing it and probing the map.
  */
-static ASM_INLINE aps_status feed_delta(aps_assembler *a, const aps_asm_event *ev, aps_error *err, int padded)
+static ASM_INLINE aps_status feed_delta(aps_assembler *a, const aps_asm_event *ev, aps_error *err, int mode)
 {
+    int padded = mode == COPY_PADDED;
     aps_asm_message **set = place_set(a, ev->ns, ev->ns_len, ev->node.len);
     aps_asm_message *m;
     if (set[0] != NULL && same_place(&set[0]->c, ev, padded))
@@ -280,41 +285,61 @@ static ASM_INLINE aps_status feed_delta(aps_assembler *a, const aps_asm_event *e
     if (APS_SCAN_UNLIKELY(with_extras(ev)))
         return feed_extras(a, m, ev, err);
     a->last = m;
-    return append_token(a, m, ev, err, padded);
+    return append_token(a, m, ev, err, mode);
 }
 
 /* feed_delta for each promise: functions of their own, reached by tail calls. */
 static ASM_NOINLINE aps_status feed_delta_padded(aps_assembler *a, const aps_asm_event *ev, aps_error *err)
 {
-    return feed_delta(a, ev, err, 1);
+    return feed_delta(a, ev, err, COPY_PADDED);
 }
 
 static ASM_NOINLINE aps_status feed_delta_plain(aps_assembler *a, const aps_asm_event *ev, aps_error *err)
 {
-    return feed_delta(a, ev, err, 0);
+    return feed_delta(a, ev, err, COPY_PLAIN);
 }
 
+#if ASM_HAVE_MASKED_COPY
+static ASM_NOINLINE aps_status feed_delta_masked(aps_assembler *a, const aps_asm_event *ev, aps_error *err)
+{
+    return feed_delta(a, ev, err, COPY_MASKED);
+}
+#endif
+
 /*
- * The fast path for the message of the previous event, `padded` a
- * constant where it is inlined. Straight-line for places of at most one
+ * The fast path for the message of the previous event, `mode` (how a
+ * token is copied, COPY_*) a constant where it is inlined. Straight-line for places of at most one
  * segment (the usual "model_request:<uuid>", or the root); deeper places,
  * and everything else, leave by a tail call to feed_delta.
  */
-static ASM_INLINE aps_status feed_last(aps_assembler *a, const aps_asm_event *ev, aps_error *err, int padded)
+static ASM_INLINE aps_status feed_last(aps_assembler *a, const aps_asm_event *ev, aps_error *err, int mode)
 {
     aps_asm_message *m = a->last;
+    int padded = mode == COPY_PADDED;
     if (ASM_LIKELY(m != NULL && m->c.ns_len <= 1 && ev->ns_len == m->c.ns_len && same_node(m->c.node, ev, padded) &&
-                   (m->c.ns_len == 0 || (ev->ns != NULL && same_segment(m->c.ns[0], ev->ns[0], padded))) &&
+                   (m->c.ns_len == 0 || (ev->ns != NULL && same_segment(m->c.seg0, ev->ns[0], padded))) &&
                    takes_delta(m, ev)))
-        return ASM_LIKELY(!with_extras(ev)) ? append_token(a, m, ev, err, padded) : feed_extras(a, m, ev, err);
+        return ASM_LIKELY(!with_extras(ev)) ? append_token(a, m, ev, err, mode) : feed_extras(a, m, ev, err);
+#if ASM_HAVE_MASKED_COPY
+    if (mode == COPY_MASKED)
+        return feed_delta_masked(a, ev, err);
+#endif
     return padded ? feed_delta_padded(a, ev, err) : feed_delta_plain(a, ev, err);
 }
 
 /* feed_last without the padded promise, a function of its own, so that it keeps its registers to itself. */
 static ASM_NOINLINE aps_status feed_last_plain(aps_assembler *a, const aps_asm_event *ev, aps_error *err)
 {
-    return feed_last(a, ev, err, 0);
+    return feed_last(a, ev, err, COPY_PLAIN);
 }
+
+#if ASM_HAVE_MASKED_COPY
+/* The same, the token copied by one masked load (a CPU with AVX-512BW). */
+static ASM_NOINLINE aps_status feed_last_masked(aps_assembler *a, const aps_asm_event *ev, aps_error *err)
+{
+    return feed_last(a, ev, err, COPY_MASKED);
+}
+#endif
 
 /*
  * A token for the message of the previous event goes no further than
@@ -322,7 +347,14 @@ static ASM_NOINLINE aps_status feed_last_plain(aps_assembler *a, const aps_asm_e
  */
 aps_status aps_asm_feed(aps_assembler *a, const aps_asm_event *ev, aps_error *err)
 {
-    if (ASM_LIKELY(a != NULL && ev != NULL && ev->kind == APS_ASM_BLOCK_DELTA))
-        return a->opt.padded ? feed_last(a, ev, err, 1) : feed_last_plain(a, ev, err);
+    if (ASM_LIKELY(a != NULL && ev != NULL && ev->kind == APS_ASM_BLOCK_DELTA)) {
+        if (a->opt.padded)
+            return feed_last(a, ev, err, COPY_PADDED);
+#if ASM_HAVE_MASKED_COPY
+        if (a->masked_copy)
+            return feed_last_masked(a, ev, err);
+#endif
+        return feed_last_plain(a, ev, err);
+    }
     return feed(a, ev, err);
 }

@@ -72,13 +72,10 @@ static ASM_INLINE int token_fits(const token_run *t, const aps_asm_event *ev, co
 }
 
 /* Appends the token of `ev`, which token_fits. */
-static ASM_INLINE void token_append(token_run *t, const aps_asm_event *ev, char *sink, int padded)
+static ASM_INLINE void token_append(token_run *t, const aps_asm_event *ev, int mode)
 {
     size_t n = ev->text.len; /* read before the copy, which might write over `ev` for all the compiler knows */
-    if (padded)
-        memcpy(t->val + t->len, ev->text.ptr, 16); /* the bytes past the token are room */
-    else
-        copy_token(t->val + t->len, ev->text.ptr, n, sink);
+    put_token(t->val + t->len, ev->text.ptr, n, mode);
     t->len += n;
 }
 
@@ -102,8 +99,9 @@ static ASM_INLINE int run_node_equal(const token_run *t, const char *node, __m12
  * bytes, is compared as four overlapping 16-byte words, the message's held
  * in registers.
  */
-static ASM_INLINE size_t run_tokens(token_run *t, const aps_asm_event *evs, size_t n, char *sink, int padded)
+static ASM_INLINE size_t run_tokens(token_run *t, const aps_asm_event *evs, size_t n, int mode)
 {
+    int padded = mode == COPY_PADDED;
     token_run r = *t; /* in locals: the appends could otherwise write over *t, for all the compiler knows */
     size_t sl = r.seg_len, mid = sl <= 32 ? 0 : 16, end = sl <= 32 ? sl - 16 : sl - 32, i;
     __m128i s0 = _mm_loadu_si128((const __m128i *)(const void *)r.seg);
@@ -124,21 +122,28 @@ static ASM_INLINE size_t run_tokens(token_run *t, const aps_asm_event *evs, size
                           _mm_cmpeq_epi8(s3, _mm_loadu_si128((const __m128i *)(const void *)(seg + sl - 16)))));
         if (_mm_movemask_epi8(eq) != 0xFFFF || !run_node_equal(&r, node, nd, nmask, padded))
             break;
-        token_append(&r, &evs[i], sink, padded);
+        token_append(&r, &evs[i], mode);
     }
     t->len = r.len;
     return i;
 }
 
-static ASM_NOINLINE size_t run_tokens_padded(token_run *t, const aps_asm_event *evs, size_t n, char *sink)
+static ASM_NOINLINE size_t run_tokens_padded(token_run *t, const aps_asm_event *evs, size_t n)
 {
-    return run_tokens(t, evs, n, sink, 1);
+    return run_tokens(t, evs, n, COPY_PADDED);
 }
 
-static ASM_NOINLINE size_t run_tokens_plain(token_run *t, const aps_asm_event *evs, size_t n, char *sink)
+static ASM_NOINLINE size_t run_tokens_plain(token_run *t, const aps_asm_event *evs, size_t n)
 {
-    return run_tokens(t, evs, n, sink, 0);
+    return run_tokens(t, evs, n, COPY_PLAIN);
 }
+
+#if ASM_HAVE_MASKED_COPY
+static ASM_NOINLINE size_t run_tokens_masked(token_run *t, const aps_asm_event *evs, size_t n)
+{
+    return run_tokens(t, evs, n, COPY_MASKED);
+}
+#endif
 
 #endif /* __SSE2__ */
 
@@ -152,7 +157,14 @@ static size_t feed_run(aps_assembler *a, const aps_asm_event *evs, size_t n)
         return 0;
     if (n > t.room)
         n = t.room;
-    took = a->opt.padded ? run_tokens_padded(&t, evs, n, a->sink) : run_tokens_plain(&t, evs, n, a->sink);
+    if (a->opt.padded)
+        took = run_tokens_padded(&t, evs, n);
+#if ASM_HAVE_MASKED_COPY
+    else if (a->masked_copy)
+        took = run_tokens_masked(&t, evs, n);
+#endif
+    else
+        took = run_tokens_plain(&t, evs, n);
     a->last->hot->len = t.len;
     return took;
 #else

@@ -190,6 +190,8 @@ verdict aps_asm_priv_copy_head(aps_assembler *a, asm_common *c, const aps_asm_ev
             memcpy(p, ev->ns[i].ptr, ev->ns[i].len);
         p += ev->ns[i].len;
     }
+    if (ev->ns_len != 0)
+        c->seg0 = c->ns[0];
     COPY_INTO(c->node, ev->node);
     for (i = 0; i < ns_count; i++)
         COPY_INTO(*s[i], *s[i]);

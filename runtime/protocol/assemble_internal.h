@@ -98,6 +98,7 @@ typedef struct asm_common {
     aps_asm_state state;
     aps_slice *ns;
     size_t ns_len;
+    aps_slice seg0;         /* ns[0] when ns_len != 0: the fast path compares it one load sooner */
     aps_slice node;
     char *head;             /* ns array, namespace, node, ids, raw values given at start */
     size_t head_size;
@@ -224,29 +225,95 @@ static ASM_INLINE char *pick(size_t take, const char *p, const char *q)
 /*
  * Appends a token of 1 to 16 bytes at `dst`, which has 16 bytes of room,
  * with no branch on n: token lengths are random, and a mispredicted branch
- * costs more than this whole copy. Three steps, each writing with loads
- * that stay inside the token: bytes 0, n/2 and n-1 (all of a token shorter
- * than 4), then 4-byte words at both ends (all of one shorter than 8), then
- * 8-byte words at both ends. A step too wide for n reads a block of zeros
- * and writes to `sink`, scratch the assembler owns; each later step
- * rewrites bytes of the earlier ones with the same values.
+ * costs more than this whole copy. Four 4-byte words at offsets 0,
+ * min(4, n-4), max(n-8, 0) and n-4 lie inside a token of 4 to 16 bytes and
+ * cover it; a shorter token reads them from a block of zeros instead (every
+ * load stays inside the token) and its bytes 0, n/2 and n-1, stored last,
+ * put it right. The words are always stored at dst, whose room may take
+ * any bytes past n, so no scratch is needed for short tokens.
  */
-static ASM_INLINE void copy_token(char *dst, const char *src, size_t n, char *sink)
+static ASM_INLINE void copy_token(char *dst, const char *src, size_t n)
 {
     static const char zeros[16];
-    size_t w4 = n >= 4, w8 = n >= 8;
-    const char *s4 = pick(w4, src, zeros), *s8 = pick(w8, src, zeros);
-    char *d4 = pick(w4, dst, sink), *d8 = pick(w8, dst, sink);
-    size_t e4 = (n - 4) & (0 - w4), e8 = (n - 8) & (0 - w8);
-    uint32_t x4 = aps_scan_load32(s4), y4 = aps_scan_load32(s4 + e4);
-    uint64_t x8 = aps_scan_load64(s8), y8 = aps_scan_load64(s8 + e8);
-    dst[0] = src[0];
-    dst[n >> 1] = src[n >> 1];
-    dst[n - 1] = src[n - 1];
-    memcpy(d4, &x4, 4);
-    memcpy(d4 + e4, &y4, 4);
-    memcpy(d8, &x8, 8);
-    memcpy(d8 + e8, &y8, 8);
+    size_t w4 = n >= 4, keep = 0 - w4;
+    const char *s = pick(w4, src, zeros);
+    size_t o2 = (n < 8 ? n - 4 : 4) & keep, o3 = (n > 8 ? n - 8 : 0) & keep, o4 = (n - 4) & keep;
+    uint32_t a = aps_scan_load32(s), b = aps_scan_load32(s + o2), c = aps_scan_load32(s + o3),
+             e = aps_scan_load32(s + o4);
+    char first = src[0], mid = src[n >> 1], last = src[n - 1];
+    memcpy(dst, &a, 4);
+    memcpy(dst + o2, &b, 4);
+    memcpy(dst + o3, &c, 4);
+    memcpy(dst + o4, &e, 4);
+    dst[0] = first;
+    dst[n >> 1] = mid;
+    dst[n - 1] = last;
+}
+
+/*
+ * How the fast paths copy a token of 1 to 16 bytes into a member with 16
+ * bytes of room: a constant where they are inlined.
+ */
+enum {
+    COPY_PLAIN = 0, /* copy_token: every load inside the token */
+    COPY_PADDED,    /* the caller promised padded strings: one 16-byte move */
+    COPY_MASKED     /* copy_token_masked, on CPUs with AVX-512BW (aps_asm_init asks) */
+};
+
+/*
+ * AVX-512's masked load reads the token's n bytes and no others (a byte
+ * masked off is never accessed, so it cannot fault past the token's end),
+ * and one 16-byte store writes it: the padded path's cost without the
+ * promise. Inline assembly, so that the rest of the runtime needs no
+ * AVX-512 compiler target; left out where a sanitizer would have to see
+ * the access (ASan and MSan do not look into assembly), which then checks
+ * copy_token.
+ */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#define ASM_HAVE_MASKED_COPY 0
+#endif
+#endif
+#ifndef ASM_HAVE_MASKED_COPY
+#define ASM_HAVE_MASKED_COPY 1
+#endif
+#else
+#define ASM_HAVE_MASKED_COPY 0
+#endif
+
+#if ASM_HAVE_MASKED_COPY
+/* k1 is a mask register only code built for AVX-512 would use, and it is
+ * never kept across calls: it needs naming only where it could be in use. */
+#if defined(__AVX512F__)
+#define ASM_MASK_CLOBBER , "k1"
+#else
+#define ASM_MASK_CLOBBER
+#endif
+static ASM_INLINE void copy_token_masked(char *dst, const char *src, size_t n)
+{
+    uint32_t mask = (1u << n) - 1u; /* n <= 16 */
+    __asm__("kmovw %[mask], %%k1\n\t"
+            "vmovdqu8 (%[src]), %%xmm0%{%%k1%}%{z%}\n\t"
+            "vmovdqu %%xmm0, (%[dst])"
+            : "=m"(*(char(*)[16])(void *)dst)
+            : [mask] "r"(mask), [src] "r"(src), [dst] "r"(dst), "m"(*(const char(*)[16])(const void *)src)
+            : "xmm0" ASM_MASK_CLOBBER);
+}
+#undef ASM_MASK_CLOBBER
+#endif
+
+/* Copies a token of 1 to 16 bytes to dst, which has 16 bytes of room, as `mode` says. */
+static ASM_INLINE void put_token(char *dst, const char *src, size_t n, int mode)
+{
+    if (mode == COPY_PADDED)
+        memcpy(dst, src, 16); /* the bytes past n are room */
+#if ASM_HAVE_MASKED_COPY
+    else if (mode == COPY_MASKED)
+        copy_token_masked(dst, src, n);
+#endif
+    else
+        copy_token(dst, src, n);
 }
 
 /*

@@ -399,13 +399,19 @@ static void report(const char *what, run r)
            r.cpu_seconds * 1e9 / (double)r.events, r.failed ? "  (FAILED)" : "");
 }
 
+/* CPU seconds per event: the steadier figure on a shared machine. */
+static double per_event(run r)
+{
+    return r.events != 0 ? r.cpu_seconds / (double)r.events : 0;
+}
+
 int bench_assemble(const bench_config *cfg)
 {
     corpus tok, big, mixed;
     aps_asm_callbacks cb;
     sink s;
     size_t total = cfg->corpus_bytes < (8u << 20) ? (8u << 20) : cfg->corpus_bytes;
-    run r;
+    run r, plain, padded, batches, batches_padded, floor, batch_floor;
     int failed = 0;
     if (corpus_build(&tok, cfg->seed, 0, 1) | corpus_build(&big, cfg->seed, 64, 1) |
         corpus_build(&mixed, cfg->seed, 0, PLACES)) {
@@ -421,11 +427,11 @@ int bench_assemble(const bench_config *cfg)
     memset(&cb, 0, sizeof cb);
     memset(&s, 0, sizeof s);
 
-    r = assemble(cfg, &tok, total, NULL, VIA_FEED, 0);
+    r = plain = assemble(cfg, &tok, total, NULL, VIA_FEED, 0);
     report("token deltas (1-8 B), no callbacks", r);
     failed |= r.failed;
 
-    r = assemble(cfg, &tok, total, NULL, VIA_FEED, 1);
+    r = padded = assemble(cfg, &tok, total, NULL, VIA_FEED, 1);
     report("token deltas (1-8 B), padded strings", r);
     failed |= r.failed;
 
@@ -452,11 +458,11 @@ int bench_assemble(const bench_config *cfg)
     report("token deltas, coalesced (64 ev, 4 KiB)", r);
     failed |= r.failed;
 
-    r = assemble(cfg, &tok, total, NULL, VIA_BATCH, 0);
+    r = batches = assemble(cfg, &tok, total, NULL, VIA_BATCH, 0);
     report("token deltas, batches of 64", r);
     failed |= r.failed;
 
-    r = assemble(cfg, &tok, total, NULL, VIA_BATCH, 1);
+    r = batches_padded = assemble(cfg, &tok, total, NULL, VIA_BATCH, 1);
     report("token deltas, batches of 64, padded", r);
     failed |= r.failed;
 
@@ -464,13 +470,19 @@ int bench_assemble(const bench_config *cfg)
     report("token deltas, padded, views made before", r);
     failed |= r.failed;
 
-    r = assemble(cfg, &tok, total, NULL, VIA_NOTHING, 0);
+    r = floor = assemble(cfg, &tok, total, NULL, VIA_NOTHING, 0);
     report("floor: view fill + empty call, no work", r);
     failed |= r.failed;
 
-    r = assemble(cfg, &tok, total, NULL, VIA_BATCH_NOTHING, 0);
+    r = batch_floor = assemble(cfg, &tok, total, NULL, VIA_BATCH_NOTHING, 0);
     report("floor: batch fill + empty call per 64", r);
     failed |= r.failed;
+
+    /* Issue 34's bar: CPU time per event against the floor of the same run (aim: at most 2x). */
+    printf("ratio token/floor %.2f (padded %.2f)\n", per_event(plain) / per_event(floor),
+           per_event(padded) / per_event(floor));
+    printf("ratio batches/batch floor %.2f (padded %.2f)\n", per_event(batches) / per_event(batch_floor),
+           per_event(batches_padded) / per_event(batch_floor));
 
     corpus_free(&tok);
     corpus_free(&big);

@@ -380,7 +380,7 @@ static void run_json_validate(codec_bench *b)
 }
 
 /* Issue 34's row: the codec on state snapshots (values, updates, checkpoints of 0.5-15 KB). */
-static int bench_snapshots(const bench_config *cfg)
+int bench_snapshots(const bench_config *cfg)
 {
     traffic_corpus c;
     codec_bench b;

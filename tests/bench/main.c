@@ -64,6 +64,7 @@ static const bench_area areas[] = {
 #endif
 #ifdef HAVE_BENCH_CODEC
     { "codec", bench_codec, 1 },
+    { "snapshots", bench_snapshots, 1 },
 #endif
 #ifdef HAVE_BENCH_SSE
     { "sse", bench_sse, 1 },

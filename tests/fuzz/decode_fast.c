@@ -133,6 +133,26 @@ static void check(fuzz_state *s, const aps_type *t, const char *json, size_t len
         same_raw(fast.command.command_data.raw, exact.command.command_data.raw);
 }
 
+/*
+ * Every vector string scan of the skip (SSE2, NEON, AVX2: what this build
+ * and CPU have) stops where the scalar one stops, or gives up with it.
+ */
+static void same_as_scalar(const char *json, const char *end, size_t max_depth, int dup)
+{
+    static const aps_json_isa isas[] = { APS_JSON_ISA_SSE2, APS_JSON_ISA_NEON, APS_JSON_ISA_AVX2 };
+    const char *start = aps_scan_ws(json, end);
+    const char *scalar = aps_json_impl_skip_with(APS_JSON_ISA_SCALAR, start, end, max_depth, dup, 0);
+    const char *compact = aps_json_impl_skip_with(APS_JSON_ISA_SCALAR, json, end, max_depth, 0, 1);
+    size_t i;
+    for (i = 0; i < sizeof isas / sizeof *isas; i++) {
+        if (aps_json_impl_skip_isa(isas[i]) != isas[i])
+            continue;
+        if (aps_json_impl_skip_with(isas[i], start, end, max_depth, dup, 0) != scalar ||
+            aps_json_impl_skip_with(isas[i], json, end, max_depth, 0, 1) != compact)
+            abort();
+    }
+}
+
 static void check_validate(fuzz_state *s, const char *json, size_t len, const aps_json_reader_options *o)
 {
     size_t max_depth = o->max_depth != 0 ? o->max_depth : APS_JSON_MAX_DEPTH_DEFAULT;
@@ -149,6 +169,7 @@ static void check_validate(fuzz_state *s, const char *json, size_t len, const ap
     p = aps_json_impl_skip_fast(aps_scan_ws(json, end), end, max_depth, o->allow_duplicates);
     if (p != NULL && aps_scan_ws(p, end) == end && exact != APS_OK)
         abort();
+    same_as_scalar(json, end, max_depth, o->allow_duplicates);
     /* The compact skip (the checked encoder's one pass over a raw value):
      * what it takes the exact reader takes, and compacting leaves as is. */
     if (!o->allow_duplicates && aps_json_impl_skip_compact(json, end, max_depth) == end && len > 0) {

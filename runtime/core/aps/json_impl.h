@@ -19,6 +19,18 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+/* AVX2 where the compiler can target it function by function (chosen at
+ * run time); NEON where the build targets it. */
+#if defined(__x86_64__) && defined(__SSE2__) && (defined(__GNUC__) || defined(__clang__))
+#define APS_JSON_HAVE_AVX2 1
+#else
+#define APS_JSON_HAVE_AVX2 0
+#endif
+#if defined(__ARM_NEON) && !defined(__SSE2__)
+#define APS_JSON_HAVE_NEON 1
+#else
+#define APS_JSON_HAVE_NEON 0
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -86,6 +98,31 @@ const char *aps_json_impl_skip_fast(const char *p, const char *end, size_t room,
  * copies it whole instead of scanning it again to compact it.
  */
 const char *aps_json_impl_skip_compact(const char *p, const char *end, size_t room);
+
+/*
+ * Which string scan the validating skip uses: string content is checked a
+ * block of 16 (SSE2, NEON) or 32 (AVX2) bytes a step, or byte by byte
+ * (scalar). The entries above take the widest this build and CPU have;
+ * tests hold each to the scalar one with aps_json_impl_skip_with.
+ */
+typedef enum aps_json_isa {
+    APS_JSON_ISA_AUTO = 0, /* the widest available */
+    APS_JSON_ISA_SCALAR,   /* no vector step anywhere in the skip */
+    APS_JSON_ISA_SSE2,
+    APS_JSON_ISA_NEON,
+    APS_JSON_ISA_AVX2
+} aps_json_isa;
+
+/* `isa` when this build and CPU have it (AUTO: the one the skip uses), else APS_JSON_ISA_AUTO. */
+aps_json_isa aps_json_impl_skip_isa(aps_json_isa isa);
+
+/*
+ * aps_json_impl_skip_fast (compact == 0) or aps_json_impl_skip_compact
+ * (compact != 0, allow_duplicates ignored) with the scan `isa`; NULL also
+ * when it is not available (aps_json_impl_skip_isa).
+ */
+const char *aps_json_impl_skip_with(aps_json_isa isa, const char *p, const char *end, size_t room,
+                                    int allow_duplicates, int compact);
 
 /* ---- writer --------------------------------------------------------------
  * The writer's primitives, shared by the writer (json_writer.c) and the

@@ -369,6 +369,57 @@ const char *aps_scan_line_avx2(const char *begin, const char *s, const char *end
 #endif
 
 /*
+ * The step loop of aps_scan_line, W bytes a step, for each instruction set:
+ * ANY(s) says whether the block at s needs a look (a line end, or a byte
+ * past ASCII when it matters), MASKS(p, &brk, &high) gives the block's
+ * line-end and past-ASCII bits. The last bytes are the input's last W,
+ * those before s shifted out. What the masks mean is decided here once, so
+ * the SSE2 and AVX2 scans differ only in their loads and compares. Uses
+ * begin, s, end, valid, and ok and good (the proven end, the verdict).
+ */
+#define APS_SCAN_LINE_LOOP(W, ANY, MASKS)                                                 \
+    for (;; s += (W)) {                                                                \
+        uint64_t brk, high;                                                            \
+        if (end - s > (W)) {                                                           \
+            if (APS_SCAN_LIKELY(!(ANY(s))))                                            \
+                continue;                                                              \
+            MASKS(s, &brk, &high);                                                     \
+        } else {                                                                       \
+            unsigned shift = (unsigned)((W) - (end - s));                              \
+            if (s == end)                                                              \
+                break;                                                                 \
+            MASKS(end - (W), &brk, &high);                                             \
+            brk >>= shift;                                                             \
+            high >>= shift;                                                            \
+        }                                                                              \
+        if (brk != 0)                                                                  \
+            high &= (brk & (0u - brk)) - 1u; /* the bytes before the stop */           \
+        if (high != 0 && good)                                                         \
+            good = aps_scan_line_utf8(s, high, &ok, end);                              \
+        if (brk != 0) {                                                                \
+            *valid = good;                                                             \
+            return s + __builtin_ctzll(brk);                                           \
+        }                                                                              \
+        if (end - s <= (W)) { /* the last block, no line end in it */                  \
+            s = end;                                                                   \
+            break;                                                                     \
+        }                                                                              \
+    }                                                                                  \
+    *valid = good;                                                                     \
+    return s;
+
+#if defined(__SSE2__)
+/* aps_scan_line_masks32 for the loop above: its masks as 64-bit words. */
+APS_SCAN_INLINE void aps_scan_line_masks32w(const char *p, uint64_t *brk, uint64_t *high)
+{
+    uint32_t b, h;
+    aps_scan_line_masks32(p, &b, &h);
+    *brk = b;
+    *high = h;
+}
+#endif
+
+/*
  * aps_scan_line's SSE2 path (byte by byte without SSE2, and for input
  * shorter than 32 bytes): the same results as the AVX2 one.
  */
@@ -379,37 +430,7 @@ APS_SCAN_INLINE const char *aps_scan_line_sse2(const char *begin, const char *s,
     int good = check;
 #if defined(__SSE2__)
     if (end - begin >= 32) {
-        for (;; s += 32) {
-            uint32_t brk, high;
-            if (end - s > 32) {
-                if (APS_SCAN_LIKELY(!aps_scan_line_any32(s)))
-                    continue;
-                aps_scan_line_masks32(s, &brk, &high);
-            } else {
-                unsigned shift = (unsigned)(32 - (end - s));
-                if (s == end)
-                    break;
-                aps_scan_line_masks32(end - 32, &brk, &high);
-                brk = (uint32_t)((uint64_t)brk >> shift);
-                high = (uint32_t)((uint64_t)high >> shift);
-                if (brk == 0) {
-                    if (high != 0 && good)
-                        good = aps_scan_line_utf8(s, high, &ok, end);
-                    s = end;
-                    break;
-                }
-            }
-            if (brk != 0)
-                high &= (brk & (0u - brk)) - 1u; /* the bytes before the stop */
-            if (high != 0 && good)
-                good = aps_scan_line_utf8(s, high, &ok, end);
-            if (brk != 0) {
-                *valid = good;
-                return s + __builtin_ctz(brk);
-            }
-        }
-        *valid = good;
-        return s;
+        APS_SCAN_LINE_LOOP(32, aps_scan_line_any32, aps_scan_line_masks32w)
     }
 #else
     (void)begin;

@@ -305,7 +305,7 @@ typedef struct aps_assembler {
     uint64_t seed;
     uint64_t violations;
     uint64_t position;       /* of the event the general path is applying */
-    char sink[16];           /* where the fast path's copy writes what it must not keep */
+    int masked_copy;         /* the CPU copies short tokens by a masked load (AVX-512BW): set by aps_asm_init */
     char text[256];          /* the violation being reported */
 } aps_assembler;
 

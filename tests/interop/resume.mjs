@@ -16,45 +16,20 @@
 //  - GET /state answers the run's last root values.
 // With --redis, redis-server is started on a free port; without it
 // installed the test is skipped (exit 77), unless CDDLGEN_REQUIRE_OPTIONAL=1.
-import { spawn, spawnSync } from "node:child_process";
-import { createServer } from "node:net";
+import { spawnSync } from "node:child_process";
+import { skip, startProcess, startRedis } from "./process.mjs";
 
 const [apstream, ...rest] = process.argv.slice(2);
 const mode = rest[0] === "--redis" ? rest.shift() : "";
 const failures = [];
 const check = (ok, what) => { if (!ok) failures.push(what); };
-const children = [];
+const processes = []; // what startProcess gave, for each process of the script being run
 
-function skip(why) {
-  console.log(`resume: skipped: ${why}`);
-  process.exit(process.env.CDDLGEN_REQUIRE_OPTIONAL === "1" ? 1 : 77);
-}
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => { const { port } = s.address(); s.close(() => resolve(port)); });
-  });
-}
-
-// Starts a child and waits for `ready` on its standard output (at most 10 s).
-function start(bin, args, ready) {
-  const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
-  children.push(child);
-  let log = "";
-  child.stderr.on("data", (d) => { log += d; });
-  child.exited = new Promise((r) => child.on("exit", (code, signal) => r(signal ?? code)));
-  child.log = () => log;
-  return new Promise((resolve, reject) => {
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`${bin} did not start:\n${log}`)), 10000);
-    child.stdout.on("data", (d) => {
-      out += d;
-      const m = out.match(ready);
-      if (m) { clearTimeout(timer); resolve({ child, match: m }); }
-    });
-    child.on("exit", (code) => reject(new Error(`${bin} exited ${code}:\n${out}${log}`)));
-  });
+// An apstream serve with `args`: its URL.
+async function serve(args) {
+  const p = await startProcess(apstream, args);
+  processes.push(p);
+  return p.url;
 }
 
 // Reads an SSE stream until `done(events)` or `ms` pass; the events and the comments seen.
@@ -108,17 +83,17 @@ async function main(script) {
   let player, reader;
   const serveArgs = (extra) => ["serve", "--listen", "127.0.0.1:0", "--script", script, "--pace", "5", ...extra];
   if (mode === "--redis") {
-    if (spawnSync("redis-server", ["--version"]).error) skip("redis-server is not installed");
-    const port = await freePort();
-    await start("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-      /Ready to accept connections/);
-    const redis = ["--redis", `redis://127.0.0.1:${port}`];
-    const probe = spawnSync(apstream, ["serve", "--script", script, ...redis, "--listen", "nowhere"], { encoding: "utf8" });
-    if (/built without hiredis/.test(probe.stderr)) skip("apstream was built without hiredis");
-    player = (await start(apstream, serveArgs(redis), /listening on (http:\/\/\S+)/)).match[1];
-    reader = (await start(apstream, serveArgs(redis), /listening on (http:\/\/\S+)/)).match[1];
+    // (asked before any process is started: a skip exits at once)
+    const probe = spawnSync(apstream, ["serve", "--script", script, "--redis", "redis://127.0.0.1:1", "--listen", "nowhere"],
+      { encoding: "utf8" });
+    if (/built without hiredis/.test(probe.stderr)) skip("resume", "apstream was built without hiredis");
+    const redisServer = await startRedis("resume");
+    processes.push(redisServer);
+    const redis = ["--redis", redisServer.url];
+    player = await serve(serveArgs(redis));
+    reader = await serve(serveArgs(redis));
   } else {
-    player = reader = (await start(apstream, serveArgs([]), /listening on (http:\/\/\S+)/)).match[1];
+    player = reader = await serve(serveArgs([]));
   }
 
   // A stream opened before the run starts: the whole run, live.
@@ -174,12 +149,12 @@ for (const script of rest) {
   } catch (e) {
     failures.push(e.stack ?? String(e));
   }
-  for (const c of children) c.kill("SIGTERM");
-  for (const c of children) {
-    const code = await Promise.race([c.exited, new Promise((r) => setTimeout(() => r("no exit"), 10000))]);
-    if (c.spawnfile === apstream && code !== 0) failures.push(`apstream serve ended with ${code} after SIGTERM:\n${c.log()}`);
+  for (const p of processes) p.child.kill("SIGTERM");
+  for (const p of processes) {
+    const code = await Promise.race([p.exited, new Promise((r) => setTimeout(() => r("no exit"), 10000))]);
+    if (p.child.spawnfile === apstream && code !== 0) failures.push(`apstream serve ended with ${code} after SIGTERM:\n${p.log()}`);
   }
-  children.length = 0;
+  processes.length = 0;
 }
 for (const f of failures.slice(0, 20)) console.log(`  ${f}`);
 process.exit(failures.length > 0 ? 1 : 0);

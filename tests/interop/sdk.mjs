@@ -14,11 +14,11 @@
 // DIR holds node_modules/@langchain/langgraph-sdk and ws (run.sh installs
 // them). One server per script; a test fails on the first difference, on a
 // run that does not end within 60 s, or on a server that does not start.
-import { spawn, spawnSync } from "node:child_process";
-import { createServer } from "node:net";
+import { spawnSync } from "node:child_process";
 import { join, resolve } from "node:path";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
+import { startProcess, startRedis, withTimeout } from "./process.mjs";
 
 function parseArgs(argv) {
   const o = { scripts: [], transport: "sse", dropAfter: 0, redis: false };
@@ -103,29 +103,6 @@ function finalValues(script) {
   return JSON.parse(run.stdout);
 }
 
-// A redis-server on a free port of 127.0.0.1, for --redis: its URL, and the process.
-async function startRedis() {
-  if (spawnSync("redis-server", ["--version"]).error) {
-    console.log("interop: skipped: redis-server is not installed");
-    process.exit(process.env.CDDLGEN_REQUIRE_OPTIONAL === "1" ? 1 : 77);
-  }
-  const port = await new Promise((r) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => { const p = s.address().port; s.close(() => r(p)); });
-  });
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-    { stdio: ["ignore", "pipe", "pipe"] });
-  await new Promise((resolve, reject) => {
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start:\n${out}`)), 10000);
-    child.stdout.on("data", (d) => {
-      out += d;
-      if (/Ready to accept connections/.test(out)) { clearTimeout(timer); resolve(); }
-    });
-  });
-  return { url: `redis://127.0.0.1:${port}`, child };
-}
-
 function startServer(apstream, script, transport, dropAfter, redis) {
   // Paced runs, as live ones are, where the client's timing matters: with
   // dropped connections, events keep coming while it reconnects; over a
@@ -138,32 +115,7 @@ function startServer(apstream, script, transport, dropAfter, redis) {
   const args = ["serve", "--listen", "127.0.0.1:0", "--script", script, "--pace", pace];
   if (dropAfter > 0) args.push("--drop-after", String(dropAfter));
   if (redis) args.push("--redis", redis);
-  const child = spawn(apstream, args, { stdio: ["ignore", "pipe", "pipe"] });
-  let log = "";
-  child.stderr.on("data", (d) => { log += d; });
-  // How it stops matters too: SIGTERM must end it cleanly (exit 0; in the
-  // sanitizer build, no leak or error report).
-  const exited = new Promise((r) => child.on("exit", (code, signal) => r(signal ?? code)));
-  return new Promise((resolveUrl, reject) => {
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`apstream serve did not start:\n${log}`)), 10000);
-    child.stdout.on("data", (d) => {
-      out += d;
-      const m = out.match(/listening on (http:\/\/\S+)/);
-      if (m) {
-        clearTimeout(timer);
-        resolveUrl({ child, url: m[1], log: () => log, exited });
-      }
-    });
-    child.on("exit", (code) => reject(new Error(`apstream serve exited ${code}:\n${log}`)));
-  });
-}
-
-function withTimeout(promise, ms, what) {
-  let timer;
-  return Promise.race([promise, new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
-  })]).finally(() => clearTimeout(timer));
+  return startProcess(apstream, args);
 }
 
 async function runScript(o, sdk, WebSocket, script) {
@@ -263,7 +215,7 @@ async function main() {
     ...(await import(pathToFileURL(join(root, "node_modules/@langchain/langgraph-sdk/dist/client/stream/handles/tools.js")).href)),
   };
   const WebSocket = require("ws");
-  const redis = o.redis ? await startRedis() : null;
+  const redis = o.redis ? await startRedis("interop") : null;
   o.redisUrl = redis?.url;
   let failed = 0;
   for (const script of o.scripts) {

@@ -10,7 +10,7 @@
 //
 // SCRIPT is tests/interop/scripts/subgraphs.jsonl: its last root values,
 // and the namespaces researcher:7f3a and researcher:7f3a/search:19c2.
-import { spawn } from "node:child_process";
+import { startProcess } from "./process.mjs";
 import { readFileSync } from "node:fs";
 
 const [apstream, script] = process.argv.slice(2);
@@ -20,20 +20,8 @@ const check = (ok, what) => { if (!ok) failures.push(what); };
 const events = readFileSync(script, "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l));
 const lastValues = events.filter((e) => e.method === "values" && e.params.namespace.length === 0).pop().params.data;
 
-const child = spawn(apstream, ["serve", "--listen", "127.0.0.1:0", "--script", script, "--pace", "20"],
-  { stdio: ["ignore", "pipe", "pipe"] });
-let log = "";
-child.stderr.on("data", (d) => { log += d; });
-const url = await new Promise((resolve, reject) => {
-  let out = "";
-  const timer = setTimeout(() => reject(new Error(`apstream serve did not start:\n${log}`)), 10000);
-  child.stdout.on("data", (d) => {
-    out += d;
-    const m = out.match(/listening on (http:\/\/\S+)/);
-    if (m) { clearTimeout(timer); resolve(m[1]); }
-  });
-});
-const exited = new Promise((r) => child.on("exit", (code, signal) => r(signal ?? code)));
+const { child, url, log, exited } = await startProcess(apstream,
+  ["serve", "--listen", "127.0.0.1:0", "--script", script, "--pace", "20"]);
 
 let nextId = 1;
 async function command(method, params) {
@@ -89,6 +77,6 @@ try {
 const status = await exited;
 check(status === 0, `apstream serve ended with ${status} after SIGTERM`);
 for (const f of failures) console.log(`FAIL ${f}`);
-if (failures.length > 0) console.log(log.split("\n").slice(-20).join("\n"));
+if (failures.length > 0) console.log(log().split("\n").slice(-20).join("\n"));
 console.log(`serve commands: ${failures.length} failures`);
 process.exit(failures.length === 0 ? 0 : 1);

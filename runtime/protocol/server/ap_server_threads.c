@@ -378,6 +378,13 @@ static void write_key(aps_json_writer *w, const char *schema, const char *snake,
     aps_json_write_key(w, k, strlen(k));
 }
 
+#define NOT_AN_EVENT "not an event: a JSON object with a string `method` and `params.namespace` is needed"
+
+/*
+ * One read of the event's members writes them out (the stamped ones afresh)
+ * and finds its method and params on the way; ap_event_replay_meta_text has
+ * read it once before, for the log's metadata.
+ */
 aps_status ap_server_publish_json(ap_server *s, aps_slice thread_id, const char *json, size_t len,
                                   aps_slice run_id, uint64_t *seq, aps_error *err)
 {
@@ -390,23 +397,18 @@ aps_status ap_server_publish_json(ap_server *s, aps_slice thread_id, const char 
     aps_json_reader r, pr;
     aps_json_raw root = { json, len }, params, data = { NULL, 0 }, value;
     aps_replay_meta meta;
-    aps_slice method, key;
+    aps_slice method = { NULL, 0 }, key;
     uint64_t s_new = 0;
-    int more;
+    int more, has_method = 0, has_params = 0;
     aps_status st = APS_OK;
     if (s == NULL || json == NULL)
         return aps_error_set(err, APS_E_ARGUMENT, 0, "publish_json takes an event's JSON");
     if ((st = publish_thread(s, thread_id, &t, err)) != APS_OK)
         return st;
     aps_arena_init(&arena, NULL);
-    if (ap_event_replay_meta_text(json, len, NULL, &arena, &meta, err) != APS_OK ||
-        aps_json_raw_member(root, "method", 6, &arena, &value, NULL) != APS_OK ||
-        (aps_json_raw_reader(&r, value, &arena), aps_json_read_string(&r, &method, NULL)) != APS_OK ||
-        !field_ok(method) || method.len == 0 ||
-        aps_json_raw_member(root, "params", 6, &arena, &params, NULL) != APS_OK) {
+    if (ap_event_replay_meta_text(json, len, NULL, &arena, &meta, err) != APS_OK) {
         aps_arena_deinit(&arena);
-        return aps_error_set(err, APS_E_SYNTAX, 0, "not an event: a JSON object with a string `method` and "
-                                                   "`params.namespace` is needed");
+        return aps_error_set(err, APS_E_SYNTAX, 0, NOT_AN_EVENT);
     }
     pthread_mutex_lock(&t->lock);
     aps_json_writer_reset(&t->json);
@@ -431,9 +433,15 @@ aps_status ap_server_publish_json(ap_server *s, aps_slice thread_id, const char 
             st = aps_json_read_raw(&r, &value, NULL);
             if (st == APS_OK)
                 aps_json_write_raw(&t->json, value);
+            if (st == APS_OK && key.len == 6 && memcmp(key.ptr, "method", 6) == 0) {
+                aps_json_raw_reader(&pr, value, &arena);
+                has_method = aps_json_read_string(&pr, &method, NULL) == APS_OK && field_ok(method) &&
+                             method.len > 0;
+            }
             continue;
         }
-        st = aps_json_skip(&r, NULL);
+        has_params = 1;
+        st = aps_json_read_raw(&r, &params, NULL);
         aps_json_raw_reader(&pr, params, &arena);
         if (st == APS_OK && (st = aps_json_read_object(&pr, NULL)) == APS_OK) {
             aps_json_write_object_begin(&t->json);
@@ -454,7 +462,9 @@ aps_status ap_server_publish_json(ap_server *s, aps_slice thread_id, const char 
         }
     }
     aps_json_write_object_end(&t->json);
-    if (st == APS_OK && aps_json_writer_finish(&t->json, err) == APS_OK) {
+    if (st == APS_OK && (!has_method || !has_params)) {
+        st = aps_error_set(err, APS_E_SYNTAX, 0, NOT_AN_EVENT);
+    } else if (st == APS_OK && aps_json_writer_finish(&t->json, err) == APS_OK) {
         meta.event_id.ptr = NULL; /* the seq in decimal, written as sent */
         meta.event_id.len = 0;
         st = publish_record(t, method, &meta, data, &s_new, err);

@@ -312,20 +312,26 @@ static long rss_kb(void)
 }
 
 /* Opens an SSE subscription to `thread`; the socket (its response headers read). */
+/* Sends the request of an event stream of `thread` whose body is `body` on `fd`. */
+static void send_stream_request(int fd, const char *thread, const char *body)
+{
+    char head[512];
+    snprintf(head, sizeof head,
+             "POST /threads/%s/stream/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+             "Content-Length: %zu\r\n\r\n%s",
+             thread, strlen(body), body);
+    send_all(fd, head, strlen(head));
+}
+
 static int subscribe(const char *thread, int rcvbuf)
 {
-    char head[512], buf[2048];
-    static const char body[] = "{\"channels\":[\"custom\"]}";
+    char buf[2048];
     int fd = dial(), closed;
     if (fd < 0)
         return -1;
     if (rcvbuf > 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
-    snprintf(head, sizeof head,
-             "POST /threads/%s/stream/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-             "Content-Length: %zu\r\n\r\n%s",
-             thread, sizeof body - 1, body);
-    send_all(fd, head, strlen(head));
+    send_stream_request(fd, thread, "{\"channels\":[\"custom\"]}");
     read_some(fd, buf, sizeof buf, 40, 3000, &closed);
     CHECK(strncmp(buf, "HTTP/1.1 200", 12) == 0);
     return fd;
@@ -427,12 +433,11 @@ static void check_slow_subscriber(ap_server *srv)
 static void check_old_since(void)
 {
     static char buf[1 << 14];
-    static const char body[] = "{\"channels\":[\"custom\"],\"since\":2}";
     const aps_slice thread = { "old", 3 }, no_run = { NULL, 0 };
     aps_error err = APS_ERROR_INIT;
     ap_server *srv;
     ap_server_options o;
-    char head[512], json[160];
+    char json[160];
     unsigned saved;
     int fd, i, closed;
     memset(&o, 0, sizeof o);
@@ -445,11 +450,7 @@ static void check_old_since(void)
     }
     fd = dial();
     CHECK(fd >= 0);
-    snprintf(head, sizeof head,
-             "POST /threads/old/stream/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-             "Content-Length: %zu\r\n\r\n%s",
-             sizeof body - 1, body);
-    send_all(fd, head, strlen(head));
+    send_stream_request(fd, "old", "{\"channels\":[\"custom\"],\"since\":2}");
     read_some(fd, buf, sizeof buf, sizeof buf, 1000, &closed);
     CHECK(!closed);
     CHECK(strstr(buf, ": missed 10 events; oldest seq 13\n\n") != NULL);

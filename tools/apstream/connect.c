@@ -188,11 +188,21 @@ static int parse_args(int argc, char **argv, connect_args *a)
     return 0;
 }
 
+char *cx_json_take(aps_json_writer *w)
+{
+    char *out = NULL;
+    if (aps_json_writer_status(w) == APS_OK && (out = malloc(aps_json_writer_len(w) + 1)) != NULL) {
+        memcpy(out, aps_json_writer_data(w), aps_json_writer_len(w));
+        out[aps_json_writer_len(w)] = '\0';
+    }
+    aps_json_writer_deinit(w);
+    return out;
+}
+
 /* The main subscription's request: every channel, or --channels as a JSON array. */
 static char *main_request(const char *channels)
 {
     aps_json_writer w;
-    char *out = NULL;
     const char *p = channels;
     if (channels == NULL)
         return strdup(all_channels);
@@ -208,12 +218,7 @@ static char *main_request(const char *channels)
     }
     aps_json_write_array_end(&w);
     aps_json_write_object_end(&w);
-    if (aps_json_writer_status(&w) == APS_OK && (out = malloc(aps_json_writer_len(&w) + 1)) != NULL) {
-        memcpy(out, aps_json_writer_data(&w), aps_json_writer_len(&w));
-        out[aps_json_writer_len(&w)] = '\0';
-    }
-    aps_json_writer_deinit(&w);
-    return out;
+    return cx_json_take(&w);
 }
 
 /* What the run needs while it lasts. */

@@ -532,24 +532,23 @@ static const char *role_name(cx_role role)
  * after the first is dropped here, and the verdicts do not depend on how
  * the bytes were chunked.
  */
-static void sse_framing_error(void *user, uint64_t line, const aps_error *err)
+static void sse_stop(cx_stream *st, uint64_t line, const char *why)
 {
-    cx_stream *st = user;
     if (st->stop)
         return;
     cx_error(st->s, st->role == CX_MAIN ? st->s->events + 1 : 0, NULL, "%s's SSE, its line %" PRIu64 ": %s",
-             role_name(st->role), line, err->message);
+             role_name(st->role), line, why);
     st->stop = 1;
+}
+
+static void sse_framing_error(void *user, uint64_t line, const aps_error *err)
+{
+    sse_stop(user, line, err->message);
 }
 
 static void sse_gate(void *user, const aps_records_gate *gate)
 {
-    cx_stream *st = user;
-    if (st->stop)
-        return;
-    st->stop = 1;
-    cx_error(st->s, st->role == CX_MAIN ? st->s->events + 1 : 0, NULL, "%s's SSE, its line %" PRIu64 ": %s",
-             role_name(st->role), gate->line, gate->reason);
+    sse_stop(user, gate->line, gate->reason);
 }
 
 int cx_stream_init(cx_stream *st, cx_session *s, cx_role role, int sse)

@@ -687,12 +687,5 @@ int cx_ws_message(cx_stream *st, const char *text, size_t len)
     memset(&rec, 0, sizeof rec);
     rec.text = text;
     rec.len = len;
-    switch (on_event(st, &rec)) {
-    case 0:
-        return 0;
-    case 1:
-        return 1;
-    default:
-        return -1;
-    }
+    return on_event(st, &rec);
 }

@@ -576,17 +576,22 @@ void cx_stream_deinit(cx_stream *st)
     st->reader = NULL;
 }
 
+/* The server said `lost` events are gone (`oldest`: the oldest seq it still has, 0 unknown): the next event is checked against it. */
+static void note_miss(cx_stream *st, uint64_t lost, uint64_t oldest)
+{
+    st->miss = 1;
+    st->miss_lost = lost;
+    st->miss_oldest = oldest;
+    st->missed += lost;
+}
+
 /* A comment line of the SSE body: the server's miss, or a heartbeat (ignored). */
 static void sse_comment(cx_stream *st)
 {
     uint64_t lost, oldest;
     st->comment[st->comment_len] = '\0';
-    if (sscanf(st->comment, ": missed %" SCNu64 " events; oldest seq %" SCNu64, &lost, &oldest) == 2) {
-        st->miss = 1;
-        st->miss_lost = lost;
-        st->miss_oldest = oldest;
-        st->missed += lost;
-    }
+    if (sscanf(st->comment, ": missed %" SCNu64 " events; oldest seq %" SCNu64, &lost, &oldest) == 2)
+        note_miss(st, lost, oldest);
 }
 
 static int push_reader(cx_stream *st, const char *bytes, size_t len)
@@ -675,12 +680,8 @@ int cx_ws_message(cx_stream *st, const char *text, size_t len)
         int rc = cx_response(st->s, text, len, -1, &which, &missed);
         if (which.reconnect && which.on == st) {
             st->waiting_reconnect = 0;
-            if (rc == 0 && missed > 0) {
-                st->miss = 1;
-                st->miss_lost = missed;
-                st->miss_oldest = 0; /* the reconnect result says how many, not from where */
-                st->missed += missed;
-            }
+            if (rc == 0 && missed > 0)
+                note_miss(st, missed, 0); /* the reconnect result says how many, not from where */
         }
         return 0;
     }

@@ -32,6 +32,9 @@ typedef struct apstream_options {
  */
 int apstream_read_file(const char *path, char **data, size_t *len);
 
+/* A count: decimal digits only (no sign, no space, no suffix), within uint64_t. 0, or -1 (`*out` untouched). */
+int apstream_parse_count(const char *s, uint64_t *out);
+
 /* The input's name in messages: the file, or "(standard input)". */
 const char *apstream_input_name(const apstream_options *o);
 

@@ -86,21 +86,6 @@ int64_t cx_now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-    uint64_t v = 0;
-    if (*s == '\0')
-        return -1;
-    for (; *s != '\0'; s++) {
-        unsigned d = (unsigned)(unsigned char)*s - '0';
-        if (d > 9 || v > (UINT64_MAX - d) / 10)
-            return -1;
-        v = v * 10 + d;
-    }
-    *out = v;
-    return 0;
-}
-
 /* A thread id goes into URL paths: unreserved characters only, so both transports spell it alike. */
 static int thread_ok(const char *id)
 {
@@ -171,7 +156,7 @@ static int parse_args(int argc, char **argv, connect_args *a)
             count = &a->o.max_errors;
         else
             return connect_usage("unknown option, or a value it does not take");
-        if (count != NULL && parse_u64(v, count) != 0)
+        if (count != NULL && apstream_parse_count(v, count) != 0)
             return connect_usage("a count takes whole decimal digits");
     }
     if (a->url == NULL || strncmp(a->url, "http://", 7) != 0)
@@ -188,11 +173,21 @@ static int parse_args(int argc, char **argv, connect_args *a)
     return 0;
 }
 
+char *cx_json_take(aps_json_writer *w)
+{
+    char *out = NULL;
+    if (aps_json_writer_status(w) == APS_OK && (out = malloc(aps_json_writer_len(w) + 1)) != NULL) {
+        memcpy(out, aps_json_writer_data(w), aps_json_writer_len(w));
+        out[aps_json_writer_len(w)] = '\0';
+    }
+    aps_json_writer_deinit(w);
+    return out;
+}
+
 /* The main subscription's request: every channel, or --channels as a JSON array. */
 static char *main_request(const char *channels)
 {
     aps_json_writer w;
-    char *out = NULL;
     const char *p = channels;
     if (channels == NULL)
         return strdup(all_channels);
@@ -208,12 +203,7 @@ static char *main_request(const char *channels)
     }
     aps_json_write_array_end(&w);
     aps_json_write_object_end(&w);
-    if (aps_json_writer_status(&w) == APS_OK && (out = malloc(aps_json_writer_len(&w) + 1)) != NULL) {
-        memcpy(out, aps_json_writer_data(&w), aps_json_writer_len(&w));
-        out[aps_json_writer_len(&w)] = '\0';
-    }
-    aps_json_writer_deinit(&w);
-    return out;
+    return cx_json_take(&w);
 }
 
 /* What the run needs while it lasts. */

@@ -196,6 +196,10 @@ struct cx_transport {
 cx_transport *cx_sse_transport(cx_session *s, const char *base, const char *thread, unsigned stall_s);
 cx_transport *cx_ws_transport(cx_session *s, const char *base, const char *thread, unsigned stall_s);
 
+/* What `w` wrote, as a NUL-terminated heap string the caller frees (NULL: the writer
+ * failed or out of memory); `w` is deinitialised either way. */
+char *cx_json_take(aps_json_writer *w);
+
 /* Monotonic milliseconds. */
 int64_t cx_now_ms(void);
 

@@ -532,24 +532,23 @@ static const char *role_name(cx_role role)
  * after the first is dropped here, and the verdicts do not depend on how
  * the bytes were chunked.
  */
-static void sse_framing_error(void *user, uint64_t line, const aps_error *err)
+static void sse_stop(cx_stream *st, uint64_t line, const char *why)
 {
-    cx_stream *st = user;
     if (st->stop)
         return;
     cx_error(st->s, st->role == CX_MAIN ? st->s->events + 1 : 0, NULL, "%s's SSE, its line %" PRIu64 ": %s",
-             role_name(st->role), line, err->message);
+             role_name(st->role), line, why);
     st->stop = 1;
+}
+
+static void sse_framing_error(void *user, uint64_t line, const aps_error *err)
+{
+    sse_stop(user, line, err->message);
 }
 
 static void sse_gate(void *user, const aps_records_gate *gate)
 {
-    cx_stream *st = user;
-    if (st->stop)
-        return;
-    st->stop = 1;
-    cx_error(st->s, st->role == CX_MAIN ? st->s->events + 1 : 0, NULL, "%s's SSE, its line %" PRIu64 ": %s",
-             role_name(st->role), gate->line, gate->reason);
+    sse_stop(user, gate->line, gate->reason);
 }
 
 int cx_stream_init(cx_stream *st, cx_session *s, cx_role role, int sse)
@@ -577,17 +576,22 @@ void cx_stream_deinit(cx_stream *st)
     st->reader = NULL;
 }
 
+/* The server said `lost` events are gone (`oldest`: the oldest seq it still has, 0 unknown): the next event is checked against it. */
+static void note_miss(cx_stream *st, uint64_t lost, uint64_t oldest)
+{
+    st->miss = 1;
+    st->miss_lost = lost;
+    st->miss_oldest = oldest;
+    st->missed += lost;
+}
+
 /* A comment line of the SSE body: the server's miss, or a heartbeat (ignored). */
 static void sse_comment(cx_stream *st)
 {
     uint64_t lost, oldest;
     st->comment[st->comment_len] = '\0';
-    if (sscanf(st->comment, ": missed %" SCNu64 " events; oldest seq %" SCNu64, &lost, &oldest) == 2) {
-        st->miss = 1;
-        st->miss_lost = lost;
-        st->miss_oldest = oldest;
-        st->missed += lost;
-    }
+    if (sscanf(st->comment, ": missed %" SCNu64 " events; oldest seq %" SCNu64, &lost, &oldest) == 2)
+        note_miss(st, lost, oldest);
 }
 
 static int push_reader(cx_stream *st, const char *bytes, size_t len)
@@ -676,24 +680,13 @@ int cx_ws_message(cx_stream *st, const char *text, size_t len)
         int rc = cx_response(st->s, text, len, -1, &which, &missed);
         if (which.reconnect && which.on == st) {
             st->waiting_reconnect = 0;
-            if (rc == 0 && missed > 0) {
-                st->miss = 1;
-                st->miss_lost = missed;
-                st->miss_oldest = 0; /* the reconnect result says how many, not from where */
-                st->missed += missed;
-            }
+            if (rc == 0 && missed > 0)
+                note_miss(st, missed, 0); /* the reconnect result says how many, not from where */
         }
         return 0;
     }
     memset(&rec, 0, sizeof rec);
     rec.text = text;
     rec.len = len;
-    switch (on_event(st, &rec)) {
-    case 0:
-        return 0;
-    case 1:
-        return 1;
-    default:
-        return -1;
-    }
+    return on_event(st, &rec);
 }

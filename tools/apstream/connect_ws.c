@@ -209,7 +209,6 @@ static int own_command(ws_transport *t, ws_conn *c, const char *method, const ch
 static char *reconnect_params(const cx_session *s, const cx_stream *st)
 {
     aps_json_writer w;
-    char *out = NULL;
     const char *id = st->role == CX_PROBE ? s->first_id : s->last_id;
     size_t id_len = st->role == CX_PROBE ? s->first_id_len : s->last_id_len;
     aps_json_writer_init(&w, NULL);
@@ -219,12 +218,7 @@ static char *reconnect_params(const cx_session *s, const cx_stream *st)
     aps_json_write_key(&w, "lastEventId", 11);
     aps_json_write_string(&w, id, id_len);
     aps_json_write_object_end(&w);
-    if (aps_json_writer_status(&w) == APS_OK && (out = malloc(aps_json_writer_len(&w) + 1)) != NULL) {
-        memcpy(out, aps_json_writer_data(&w), aps_json_writer_len(&w));
-        out[aps_json_writer_len(&w)] = '\0';
-    }
-    aps_json_writer_deinit(&w);
-    return out;
+    return cx_json_take(&w);
 }
 
 static int ws_open(cx_transport *tp, cx_stream *st, const char *request)

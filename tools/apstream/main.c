@@ -94,7 +94,7 @@ static int parse_case(const char *s, aps_key_case *out)
 }
 
 /* A count: decimal digits only (no sign, no space, no suffix), within uint64_t. */
-static int parse_count(const char *s, uint64_t *out)
+int apstream_parse_count(const char *s, uint64_t *out)
 {
     uint64_t v = 0;
     if (*s == '\0')
@@ -154,7 +154,7 @@ static int set_option(apstream_options *o, const char *name, const char *value)
         uint64_t *n = strcmp(name, "--capacity") == 0 ? &o->capacity
                       : strcmp(name, "--bytes") == 0  ? &o->bytes
                                                       : &o->max_errors;
-        if (parse_count(value, n) != 0) {
+        if (apstream_parse_count(value, n) != 0) {
             snprintf(why, sizeof why, "%s takes a whole number of decimal digits, not '%.60s'", name, value);
             return usage(why);
         }

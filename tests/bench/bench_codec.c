@@ -88,6 +88,27 @@ typedef struct codec_bench {
     int failed;
 } codec_bench;
 
+/* The bench over corpus c: strict decode, the trusted encode options, the tables without the generated encoder. */
+static void codec_bench_init(codec_bench *b, const traffic_corpus *c)
+{
+    memset(b, 0, sizeof *b);
+    b->c = c;
+    b->bytes = c->len - c->count;
+    b->dopt.strict = true;
+    b->trusted.trusted = true;
+    b->tables = ap_message_type;
+    b->tables.write = NULL;
+    aps_json_writer_init(&b->tables_writer, NULL);
+    aps_arena_init(&b->arena, NULL);
+    aps_json_writer_init(&b->writer, NULL);
+}
+
+static void codec_bench_deinit(codec_bench *b)
+{
+    aps_json_writer_deinit(&b->writer);
+    aps_json_writer_deinit(&b->tables_writer);
+    aps_arena_deinit(&b->arena);
+}
 
 static void report(const char *what, double secs, const codec_bench *b)
 {
@@ -390,16 +411,7 @@ int bench_snapshots(const bench_config *cfg)
         fprintf(stderr, "bench_codec: out of memory generating the snapshots\n");
         return 1;
     }
-    memset(&b, 0, sizeof b);
-    b.c = &c;
-    b.bytes = c.len - c.count;
-    b.dopt.strict = true;
-    b.trusted.trusted = true;
-    b.tables = ap_message_type;
-    b.tables.write = NULL;
-    aps_json_writer_init(&b.tables_writer, NULL);
-    aps_arena_init(&b.arena, NULL);
-    aps_json_writer_init(&b.writer, NULL);
+    codec_bench_init(&b, &c);
     printf("state snapshots: %zu messages, %.1f MB, %.0f bytes each on average\n", c.count, (double)b.bytes / 1e6,
            (double)b.bytes / (double)c.count);
     run_decode(&b);
@@ -421,9 +433,7 @@ int bench_snapshots(const bench_config *cfg)
 #endif
     if (b.failed)
         fprintf(stderr, "bench_codec: a snapshot decode, parse or print failed\n");
-    aps_json_writer_deinit(&b.writer);
-    aps_json_writer_deinit(&b.tables_writer);
-    aps_arena_deinit(&b.arena);
+    codec_bench_deinit(&b);
     traffic_free(&c);
     return b.failed;
 }
@@ -440,16 +450,7 @@ int bench_codec(const bench_config *cfg)
         fprintf(stderr, "bench_codec: out of memory generating the corpus\n");
         return 1;
     }
-    memset(&b, 0, sizeof b);
-    b.c = &c;
-    b.bytes = c.len - c.count;
-    b.dopt.strict = true;
-    b.trusted.trusted = true;
-    b.tables = ap_message_type;
-    b.tables.write = NULL;
-    aps_json_writer_init(&b.tables_writer, NULL);
-    aps_arena_init(&b.arena, NULL);
-    aps_json_writer_init(&b.writer, NULL);
+    codec_bench_init(&b, &c);
     printf("corpus: %zu messages, %.1f MB (seed %llu), best of %d\n", c.count, (double)b.bytes / 1e6,
            (unsigned long long)cfg->seed, cfg->repeat);
 
@@ -536,9 +537,7 @@ int bench_codec(const bench_config *cfg)
 #endif
     if (b.failed)
         fprintf(stderr, "bench_codec: a decode, parse or print failed\n");
-    aps_json_writer_deinit(&b.writer);
-    aps_json_writer_deinit(&b.tables_writer);
-    aps_arena_deinit(&b.arena);
+    codec_bench_deinit(&b);
     traffic_free(&c);
     return b.failed | bench_snapshots(cfg);
 }

@@ -208,9 +208,13 @@ int bench_size(const bench_config *cfg)
     }
     rc = run_corpus("codec", &c, cfg->repeat);
     traffic_free(&c);
-    if (rc == 0 && traffic_generate_snapshots(cfg->corpus_bytes / 4, cfg->seed, &c) == 0) {
-        rc = run_corpus("snapshots", &c, cfg->repeat);
-        traffic_free(&c);
+    if (rc != 0)
+        return rc;
+    if (traffic_generate_snapshots(cfg->corpus_bytes / 4, cfg->seed, &c) != 0) {
+        fprintf(stderr, "bench_size: out of memory generating the snapshots\n");
+        return 1;
     }
+    rc = run_corpus("snapshots", &c, cfg->repeat);
+    traffic_free(&c);
     return rc;
 }

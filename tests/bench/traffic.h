@@ -263,6 +263,41 @@ static inline void traffic_response(traffic_gen *g, uint64_t id)
     traffic_end_line(g);
 }
 
+static inline void traffic_free(traffic_corpus *c)
+{
+    free(c->data);
+    free(c->start);
+    memset(c, 0, sizeof *c);
+}
+
+/* A generator writing into `out`: room for about `bytes` bytes, the rng at `seed`; g->failed when memory runs out. */
+static inline void traffic_start(traffic_gen *g, size_t bytes, uint64_t seed, traffic_corpus *out)
+{
+    memset(out, 0, sizeof *out);
+    memset(g, 0, sizeof *g);
+    g->c = out;
+    g->rng = seed;
+    g->now = 1777587969651ull;
+    g->cap = bytes + 65536;
+    out->data = (char *)malloc(g->cap);
+    out->start = (size_t *)malloc(16 * sizeof *out->start);
+    g->start_cap = 16;
+    if (out->data == NULL || out->start == NULL)
+        g->failed = 1;
+    else
+        out->start[0] = 0;
+}
+
+/* 0, or -1 with `out` freed when the generator ran out of memory. */
+static inline int traffic_finish(const traffic_gen *g, traffic_corpus *out)
+{
+    if (g->failed) {
+        traffic_free(out);
+        return -1;
+    }
+    return 0;
+}
+
 /*
  * Generates about `bytes` bytes of JSONL traffic from `seed` into `out`
  * (free with traffic_free). Returns 0, or -1 when memory runs out.
@@ -271,19 +306,7 @@ static inline int traffic_generate(size_t bytes, uint64_t seed, traffic_corpus *
 {
     traffic_gen g;
     uint64_t cmd = 1;
-    memset(out, 0, sizeof *out);
-    memset(&g, 0, sizeof g);
-    g.c = out;
-    g.rng = seed;
-    g.now = 1777587969651ull;
-    g.cap = bytes + 65536;
-    out->data = (char *)malloc(g.cap);
-    out->start = (size_t *)malloc(16 * sizeof *out->start);
-    g.start_cap = 16;
-    if (out->data == NULL || out->start == NULL)
-        g.failed = 1;
-    else
-        out->start[0] = 0;
+    traffic_start(&g, bytes, seed, out);
     while (!g.failed && out->len < bytes) {
         int turns = 1 + (int)traffic_pick(&g, 3), t;
         traffic_response(&g, cmd++);
@@ -302,13 +325,7 @@ static inline int traffic_generate(size_t bytes, uint64_t seed, traffic_corpus *
         traffic_values(&g);
         traffic_lifecycle(&g, "completed");
     }
-    if (g.failed) {
-        free(out->data);
-        free(out->start);
-        memset(out, 0, sizeof *out);
-        return -1;
-    }
-    return 0;
+    return traffic_finish(&g, out);
 }
 
 /* ---- state snapshots ------------------------------------------------------ */
@@ -404,19 +421,7 @@ static inline int traffic_generate_snapshots(size_t bytes, uint64_t seed, traffi
 {
     traffic_gen g;
     int step = -1;
-    memset(out, 0, sizeof *out);
-    memset(&g, 0, sizeof g);
-    g.c = out;
-    g.rng = seed;
-    g.now = 1777587969651ull;
-    g.cap = bytes + 65536;
-    out->data = (char *)malloc(g.cap);
-    out->start = (size_t *)malloc(16 * sizeof *out->start);
-    g.start_cap = 16;
-    if (out->data == NULL || out->start == NULL)
-        g.failed = 1;
-    else
-        out->start[0] = 0;
+    traffic_start(&g, bytes, seed, out);
     while (!g.failed && out->len < bytes) {
         uint64_t kind = traffic_pick(&g, 3);
         if (kind == 0) {
@@ -440,20 +445,7 @@ static inline int traffic_generate_snapshots(size_t bytes, uint64_t seed, traffi
         }
         traffic_end_line(&g);
     }
-    if (g.failed) {
-        free(out->data);
-        free(out->start);
-        memset(out, 0, sizeof *out);
-        return -1;
-    }
-    return 0;
-}
-
-static inline void traffic_free(traffic_corpus *c)
-{
-    free(c->data);
-    free(c->start);
-    memset(c, 0, sizeof *c);
+    return traffic_finish(&g, out);
 }
 
 /* Message i of the corpus (without its newline). */

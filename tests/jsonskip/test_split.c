@@ -12,6 +12,7 @@
  * by the sanitizer build.
  */
 #include "aps/json_impl.h"
+#include "reader_accepts.h"
 #include "test.h"
 #include "test_util.h"
 
@@ -26,21 +27,6 @@ static const char *const pieces[] = {
     "\xED\xA0\x80", "\xF0\x90\x80\x80", "\xF0\x8F\xBF\xBF", "\xF4\x8F\xBF\xBF", "\xF4\x90\x80\x80",
     "\xC0\xAF", "\xC1\xBF", "\xC2\x80", "\xF5\x80\x80\x80", "\xFF", "\xEF\xBF\xBF"
 };
-
-/* The reader's answer: is the whole text one valid JSON value? */
-static int reader_accepts(const char *json, size_t len)
-{
-    aps_arena arena;
-    aps_json_reader r;
-    aps_status st;
-    aps_arena_init(&arena, NULL);
-    aps_json_reader_init(&r, json, len, &arena, NULL);
-    st = aps_json_skip(&r, NULL);
-    if (st == APS_OK)
-        st = aps_json_reader_finish(&r, NULL);
-    aps_arena_deinit(&arena);
-    return st == APS_OK;
-}
 
 /* The skip's answer on a copy of exactly len bytes. */
 static int skip_accepts(const char *text, size_t len)

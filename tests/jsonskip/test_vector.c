@@ -18,6 +18,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "aps/json_impl.h"
+#include "reader_accepts.h"
 #include "test.h"
 #include "test_util.h"
 
@@ -26,21 +27,6 @@
 
 static const aps_json_isa isas[] = { APS_JSON_ISA_SSE2, APS_JSON_ISA_NEON, APS_JSON_ISA_AVX2 };
 static size_t texts, accepted, compared;
-
-/* The reader's answer: is the whole text one valid JSON value? */
-static int reader_accepts(const char *json, size_t len)
-{
-    aps_arena arena;
-    aps_json_reader r;
-    aps_status st;
-    aps_arena_init(&arena, NULL);
-    aps_json_reader_init(&r, json, len, &arena, NULL);
-    st = aps_json_skip(&r, NULL);
-    if (st == APS_OK)
-        st = aps_json_reader_finish(&r, NULL);
-    aps_arena_deinit(&arena);
-    return st == APS_OK;
-}
 
 /* One way of skipping, where it stopped as an offset (-1: gave up). */
 static long skip_at(aps_json_isa isa, const char *json, const char *end, int dup, int compact)

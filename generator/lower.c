@@ -177,6 +177,29 @@ static int find_param(const lower_env *env, ast_str name, const ast_type **arg, 
     return 0;
 }
 
+/*
+ * The bindings the bodies of the type rule `sym` are read in when `use`
+ * names it from `env`: `inner`, filled with `use`'s arguments, when the
+ * rule is generic; NULL when it is not. 0 when `use` (NULL: no use) does
+ * not give a generic rule one argument per parameter.
+ */
+static int rule_env(const sema_symbol *sym, const ast_type *use, const lower_env *env, lower_env *inner,
+                    const lower_env **benv)
+{
+    const ast_rule *def = sym->def ? sym->def : sym->alts[0];
+    if (def->nparams == 0) {
+        *benv = NULL;
+        return 1;
+    }
+    if (use == NULL || use->u.name.args.count != def->nparams)
+        return 0;
+    inner->rule = def;
+    inner->args = &use->u.name.args;
+    inner->caller = env; /* read before *benv is written: the caller may pass &env as benv */
+    *benv = inner;
+    return 1;
+}
+
 static ir_type *lower_type(lower *L, const ast_type *t, const char *ctx, const char *path,
                            const lower_env *env);
 static void fill_array(lower *L, ir_type *node, const ast_type *t, const lower_env *env);
@@ -382,16 +405,9 @@ static const ast_type *unwrapped(lower *L, const ast_type *t, const lower_env *e
         if (sym == NULL || sym->def == NULL || sym->nalts > 0 || sym->kind != SEMA_TYPE ||
             sym->def->body->key_kind != AST_KEY_NONE)
             return NULL;
-        if (sym->def->nparams > 0) {
-            if (t->u.name.args.count != sym->def->nparams)
-                return NULL;
-            inner->rule = sym->def;
-            inner->args = &t->u.name.args;
-            inner->caller = env;
-            env = inner; /* one level of generics: enough for `~T` in `JC<text, ~uri>` */
-        } else {
-            env = NULL;
-        }
+        /* one level of generics (`inner` is reused): enough for `~T` in `JC<text, ~uri>` */
+        if (!rule_env(sym, t, env, inner, &env))
+            return NULL;
         t = sym->def->body->type;
     }
     return NULL;
@@ -402,7 +418,6 @@ static never never_of(lower *L, const ast_type *t, const lower_env *env, int dep
 /* Whether every body of a type rule (its `=` and `/=` definitions) matches no JSON value. */
 static never never_rule(lower *L, const sema_symbol *sym, const ast_type *use, const lower_env *env, int depth)
 {
-    const ast_rule *def = sym->def ? sym->def : sym->alts[0];
     const ast_type **items;
     size_t i, count;
     lower_env inner;
@@ -411,17 +426,12 @@ static never never_rule(lower *L, const sema_symbol *sym, const ast_type *use, c
     int feature_only = 1;
     if (sym->kind != SEMA_TYPE)
         return SOME_JSON;
-    if (def->nparams > 0) {
-        if (use == NULL || use->u.name.args.count != def->nparams)
-            return SOME_JSON;
-        inner.rule = def;
-        inner.args = &use->u.name.args;
-        inner.caller = env;
-        benv = &inner;
-    } else if (L->never_state[sym->order] != 0) {
+    if (!rule_env(sym, use, env, &inner, &benv))
+        return SOME_JSON;
+    if (benv == NULL) {
         /* asked already; or being asked: a rule reached again through itself adds nothing */
-        return L->never_state[sym->order] == 3 ? L->never_memo[sym->order] : SOME_JSON;
-    } else {
+        if (L->never_state[sym->order] != 0)
+            return L->never_state[sym->order] == 3 ? L->never_memo[sym->order] : SOME_JSON;
         L->never_state[sym->order] = 1;
     }
     items = rule_bodies(L, sym, &count);
@@ -437,7 +447,7 @@ static never never_rule(lower *L, const sema_symbol *sym, const ast_type *use, c
         first = SOME_JSON;
     else
         first.by_feature = feature_only;
-    if (def->nparams == 0) {
+    if (benv == NULL) {
         L->never_state[sym->order] = first.why != NULL ? 3 : 2;
         L->never_memo[sym->order] = first;
     }
@@ -2165,17 +2175,8 @@ static void key_alts(lower *L, const ast_type *t, const lower_env *env, key_walk
             }
             break;
         }
-        if ((sym->def ? sym->def : sym->alts[0])->nparams > 0) {
-            const ast_rule *def = sym->def ? sym->def : sym->alts[0];
-            if (t->u.name.args.count != def->nparams)
-                break;
-            inner.rule = def;
-            inner.args = &t->u.name.args;
-            inner.caller = env;
-            env = &inner;
-        } else {
-            env = NULL;
-        }
+        if (!rule_env(sym, t, env, &inner, &env))
+            break;
         items = rule_bodies(L, sym, &count);
         for (i = 0; i < count; i++)
             key_alts(L, items[i], env, k, depth + 1);
@@ -3071,17 +3072,8 @@ static const ast_type *text_literal(lower *L, const ast_type *t, const lower_env
         sym = symbol_of(L, t->u.name.name);
         if (sym == NULL || sym->from_prelude || sym->kind != SEMA_TYPE)
             return NULL;
-        if ((sym->def ? sym->def : sym->alts[0])->nparams > 0) {
-            const ast_rule *def = sym->def ? sym->def : sym->alts[0];
-            if (t->u.name.args.count != def->nparams)
-                return NULL;
-            inner.rule = def;
-            inner.args = &t->u.name.args;
-            inner.caller = env;
-            env = &inner;
-        } else {
-            env = NULL;
-        }
+        if (!rule_env(sym, t, env, &inner, &env))
+            return NULL;
         items = rule_bodies(L, sym, &count);
         break;
     default:

@@ -1,13 +1,9 @@
 /* utf8.c - strict incremental UTF-8 validation (see aps_utf8.h). */
 #include "aps/utf8.h"
-#include "aps/scan.h"
 
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
-#endif
-#if APS_SCAN_HAVE_LINE_AVX2
-#include <immintrin.h>
 #endif
 
 /* ascii_prefix is all of aps_utf8_check for ASCII text, and only pays off
@@ -188,46 +184,3 @@ size_t aps_utf8_encode(uint32_t cp, uint8_t out[4])
     }
     return 0;
 }
-
-#if APS_SCAN_HAVE_LINE_AVX2
-/* The bits of the 64 bytes at p that are CR or LF (*brk) and past ASCII (*high). */
-__attribute__((target("avx2"))) static inline void line_masks64(const char *p, uint64_t *brk, uint64_t *high)
-{
-    const __m256i lf = _mm256_set1_epi8('\n'), cr = _mm256_set1_epi8('\r');
-    __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)p);
-    __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
-    uint32_t ba = (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(_mm256_cmpeq_epi8(a, lf), _mm256_cmpeq_epi8(a, cr)));
-    uint32_t bb = (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(_mm256_cmpeq_epi8(b, lf), _mm256_cmpeq_epi8(b, cr)));
-    *brk = ba | (uint64_t)bb << 32;
-    *high = (uint32_t)_mm256_movemask_epi8(a) | (uint64_t)(uint32_t)_mm256_movemask_epi8(b) << 32;
-}
-
-/*
- * Whether the 64 bytes at p hold a line end, or a byte past ASCII where
- * `highs` has the high bit (bytes past ASCII stop the plain steps only
- * when UTF-8 is checked): one mask for the usual step.
- */
-__attribute__((target("avx2"))) static inline int line_any64(const char *p, __m256i highs)
-{
-    const __m256i lf = _mm256_set1_epi8('\n'), cr = _mm256_set1_epi8('\r');
-    __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)p);
-    __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
-    __m256i t = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(a, lf), _mm256_cmpeq_epi8(a, cr)),
-                                _mm256_or_si256(_mm256_cmpeq_epi8(b, lf), _mm256_cmpeq_epi8(b, cr)));
-    /* a byte past ASCII has its high bit set, as the compares' matches have */
-    return _mm256_movemask_epi8(_mm256_or_si256(t, _mm256_and_si256(_mm256_or_si256(a, b), highs))) != 0;
-}
-
-/* aps_scan_line's loop, 64 bytes a step: see aps/scan.h. */
-__attribute__((target("avx2"))) const char *aps_scan_line_avx2(const char *begin, const char *s, const char *end,
-                                                              int check, int *valid)
-{
-    const __m256i highs = _mm256_set1_epi8(check ? (char)0x80 : 0);
-    const char *ok = s; /* [s, ok) is proven */
-    int good = check;
-    (void)begin; /* the caller made sure that end - begin >= 64 */
-#define LINE_ANY64(p) line_any64((p), highs)
-    APS_SCAN_LINE_LOOP(64, LINE_ANY64, line_masks64)
-#undef LINE_ANY64
-}
-#endif

@@ -10,7 +10,7 @@
  * taken in one step (whole_line), an event's only data line borrowed where
  * it lies, never copied.
  *
- * Lines are found by aps_scan_line, which also proves the bytes it passes
+ * Lines are found by aps_lines (lines.h), which also proves the bytes it passes
  * well-formed UTF-8 where it can (ASCII, and whole characters within a
  * push): a value made only of proven pieces is not checked again, since
  * well-formed pieces joined are well-formed. Anything unproven gets the
@@ -18,8 +18,8 @@
  * offsets are the exact check's.
  */
 #include "aps/sse.h"
-#include "aps/scan.h"
 #include "aps/utf8.h"
+#include "lines.h"
 
 #include <string.h>
 
@@ -177,6 +177,33 @@ enum { F_UNKNOWN, F_DATA, F_EVENT, F_ID, F_RETRY };
 #define KNOWN_NAME_MAX 5 /* "event", "retry" */
 
 static const char bom[3] = { '\xEF', '\xBB', '\xBF' };
+
+/*
+ * memcpy(dst, src, len) for a name's few bytes, without the call: two
+ * overlapping words or halves, or the bytes one by one below four.
+ */
+static void copy_short(char *dst, const char *src, size_t len)
+{
+    uint64_t a, b;
+    uint32_t c, d;
+    if (len >= 8) {
+        size_t i;
+        for (i = 0; i + 8 < len; i += 8) {
+            memcpy(&a, src + i, 8);
+            memcpy(dst + i, &a, 8);
+        }
+        memcpy(&b, src + len - 8, 8);
+        memcpy(dst + len - 8, &b, 8);
+    } else if (len >= 4) {
+        memcpy(&c, src, 4);
+        memcpy(&d, src + len - 4, 4);
+        memcpy(dst, &c, 4);
+        memcpy(dst + len - 4, &d, 4);
+    } else {
+        while (len-- > 0)
+            *dst++ = *src++;
+    }
+}
 
 static void clear_event(aps_sse_parser *p)
 {
@@ -414,7 +441,7 @@ static aps_status dispatch(aps_sse_parser *p)
     aps_status st = APS_OK;
     /* Step 1 of the spec's dispatch, done even when nothing is dispatched. */
     p->last_id_len = p->id_len[p->id_cur];
-    memcpy(p->last_id, p->ids[p->id_cur], p->last_id_len);
+    copy_short(p->last_id, p->ids[p->id_cur], p->last_id_len);
     if (p->dropping)
         p->retry_event = -1;
     if (p->dropping || p->data_lines == 0) {
@@ -515,6 +542,67 @@ static aps_status line_piece(aps_sse_parser *p, const char *s, size_t len, uint6
     return APS_OK;
 }
 
+/* Whether s[0..len) holds a NUL: words where the id has eight bytes, one
+ * test at the end, not one per byte, below (ids are short). */
+static int has_nul(const char *s, size_t len)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    uint64_t w, zero = 0;
+    size_t i;
+    int nul = 0;
+    if (len >= 8) {
+        /* exact when no byte is NUL: a false flag only sits above a true one */
+        for (i = 0; i + 8 <= len; i += 8) {
+            memcpy(&w, s + i, 8);
+            zero |= (w - ones) & ~w & highs;
+        }
+        memcpy(&w, s + len - 8, 8);
+        zero |= (w - ones) & ~w & highs;
+        return zero != 0;
+    }
+    for (i = 0; i < len; i++)
+        nul |= s[i] == '\0';
+    return nul;
+}
+
+/*
+ * The field of a whole line s[0..len) (len > 0) and its name's length *n:
+ * past KNOWN_NAME_MAX for a name too long to be a field, len when the line
+ * has no colon. The known names are told by their first byte: a loop that
+ * looks for the colon ends at a different length on each line of an event,
+ * and the branch that ends it is mispredicted about every time.
+ */
+static int line_field(const char *s, size_t len, size_t *n)
+{
+    size_t i;
+    switch (s[0]) {
+    case 'd':
+        if (len >= 5 && memcmp(s, "data:", 5) == 0) {
+            *n = 4;
+            return F_DATA;
+        }
+        break;
+    case 'e':
+        if (len >= 6 && memcmp(s, "event:", 6) == 0) {
+            *n = 5;
+            return F_EVENT;
+        }
+        break;
+    case 'i':
+        if (len >= 3 && s[1] == 'd' && s[2] == ':') {
+            *n = 2;
+            return F_ID;
+        }
+        break;
+    default:
+        break;
+    }
+    for (i = 0; i < len && i <= KNOWN_NAME_MAX && s[i] != ':'; i++)
+        ;
+    *n = i;
+    return field_of(s, i);
+}
+
 /*
  * A whole line s[0..len) at stream offset `offset`, from LINE_START: what
  * line_piece and line_end do for it, without the states that only a line
@@ -525,6 +613,7 @@ static aps_status whole_line(aps_sse_parser *p, const char *s, size_t len, uint6
                              int proven)
 {
     size_t n, v;
+    int field;
     aps_status st;
     if (len == 0)
         return dispatch(p);
@@ -534,8 +623,9 @@ static aps_status whole_line(aps_sse_parser *p, const char *s, size_t len, uint6
         p->event_started = 1;
         p->event_offset = offset;
     }
+    field = line_field(s, len, &n);
     /* The usual line: an event's only data line, borrowed where it lies. */
-    if (len >= 5 && memcmp(s, "data:", 5) == 0 && p->data_lines == 0) {
+    if (field == F_DATA && n < len && p->data_lines == 0) {
         v = 5 + (len > 5 && s[5] == ' ');
         p->field = F_DATA;
         p->data_lines = 1;
@@ -550,13 +640,27 @@ static aps_status whole_line(aps_sse_parser *p, const char *s, size_t len, uint6
         p->data_unproven = !proven && len > v;
         return APS_OK;
     }
-    for (n = 0; n < len && n <= KNOWN_NAME_MAX && s[n] != ':'; n++)
-        ;
     if (n > KNOWN_NAME_MAX)
         return APS_OK; /* a longer name is no field we know */
+    if ((field == F_EVENT || field == F_ID) && n < len && (proven || p->opts.skip_utf8_check)) {
+        /* The usual event and id lines: what begin_field, append_value and
+         * end_field do with a short value that needs no UTF-8 check. */
+        v = n + 1 + (n + 1 < len && s[n + 1] == ' ');
+        if (len - v <= APS_SSE_NAME_MAX) {
+            if (field == F_EVENT) {
+                copy_short(p->type, s + v, len - v);
+                p->type_len = len - v;
+            } else if (!has_nul(s + v, len - v)) { /* an id with NUL is ignored */
+                copy_short(p->ids[!p->id_cur], s + v, len - v);
+                p->id_len[!p->id_cur] = len - v;
+                p->id_cur = !p->id_cur;
+            }
+            return APS_OK;
+        }
+    }
     /* No colon: the whole line is the name, the value is empty. */
     v = n < len ? n + 1 : len;
-    st = begin_field(p, field_of(s, n), offset + v);
+    st = begin_field(p, field, offset + v);
     if (st != APS_OK || p->state == SKIP) {
         p->state = LINE_START;
         return st;
@@ -600,8 +704,10 @@ static aps_status line_end(aps_sse_parser *p, uint64_t offset)
 static aps_status feed(aps_sse_parser *p, const char *s, size_t n)
 {
     size_t i = 0;
-    int check = !p->opts.skip_utf8_check, proven;
+    int proven;
     aps_status st = APS_OK;
+    aps_lines lines;
+    aps_lines_init(&lines, s, n, !p->opts.skip_utf8_check);
     while (i < n && st == APS_OK) {
         size_t eol;
         if (p->cr_pending) {
@@ -612,8 +718,7 @@ static aps_status feed(aps_sse_parser *p, const char *s, size_t n)
                 continue;
             }
         }
-        /* The line end (CR or LF) and the UTF-8 proof, in one pass. */
-        eol = (size_t)(aps_scan_line(s, s + i, s + n, check, &proven) - s);
+        eol = aps_lines_next(&lines, i, &proven);
         if (eol < n && p->state == LINE_START) {
             st = whole_line(p, s + i, eol - i, p->offset + i, proven);
         } else {

@@ -3,10 +3,9 @@
  * the options; the rest is the stream. Checks that parsing the stream whole,
  * in two pieces (cut at a point the input chooses) and byte by byte reports
  * the same events and errors, and that each event encoded again parses back
- * to itself. Byte by byte, the line scan (aps_scan_line) never takes its
- * vector steps and proves no character past ASCII, so every such value
- * gets the exact UTF-8 check: the whole parse's vector proof is checked
- * against it.
+ * to itself. Byte by byte, the line scan (lines.h) can prove no character
+ * past ASCII (each push cuts it), so every such value gets the exact UTF-8
+ * check: the whole parse's vector pass and proof are checked against it.
  */
 #include "aps/sse.h"
 #include "../test_util.h"

@@ -9,9 +9,7 @@
  * pair of bytes (and, for four-byte leads, a third from the boundaries of the
  * continuation range), sits inside a JSON string; the scan must accept it
  * exactly when the bytes are valid UTF-8 without control characters. The
- * same for every escape letter against aps_json_impl_unescape_one. And the
- * line scan (aps_scan_line) that the SSE parser proves UTF-8 with, against
- * a byte loop and aps_utf8_check.
+ * same for every escape letter against aps_json_impl_unescape_one.
  */
 #include "aps/json_impl.h"
 #include "aps/scan.h"
@@ -62,94 +60,6 @@ static void check_sequences(unsigned lead, const unsigned char *next, size_t m, 
     }
 }
 
-/*
- * aps_scan_line's paths (SSE2, and AVX2 where the CPU has it) on the line
- * s[at..n) of a buffer s[0..n): each must stop at
- * the first CR or LF, and may call the bytes before proven UTF-8 only when
- * aps_utf8_check agrees; where the text is whole valid characters and the
- * character at the stop is not cut, it must prove it (the SSE parser's fast
- * path depends on that, not only its soundness).
- */
-static void check_line(const unsigned char *s, size_t at, size_t n, long *mismatches)
-{
-    size_t stop = at;
-    int valid = -1;
-    const char *got;
-    while (stop < n && s[stop] != '\n' && s[stop] != '\r')
-        stop++;
-    int path, paths = 1;
-#if APS_SCAN_HAVE_LINE_AVX2
-    paths = n >= 64 && __builtin_cpu_supports("avx2") ? 2 : 1; /* the vector paths, each against the reference */
-#endif
-    for (path = 0; path < paths; path++) {
-        const char *b = (const char *)s;
-#if APS_SCAN_HAVE_LINE_AVX2
-        got = path ? aps_scan_line_avx2(b, b + at, b + n, 1, &valid) : aps_scan_line_sse2(b, b + at, b + n, 1, &valid);
-#else
-        got = aps_scan_line_sse2(b, b + at, b + n, 1, &valid);
-#endif
-        if (got != b + stop) {
-            ++*mismatches;
-            return;
-        }
-        if (valid && aps_utf8_check(s + at, stop - at) != SIZE_MAX)
-            ++*mismatches; /* unsound */
-        if (!valid && stop < n && aps_utf8_check(s + at, stop - at) == SIZE_MAX)
-            ++*mismatches; /* a whole valid line it should have proven */
-#if APS_SCAN_HAVE_LINE_AVX2
-        got = path ? aps_scan_line_avx2(b, b + at, b + n, 0, &valid) : aps_scan_line_sse2(b, b + at, b + n, 0, &valid);
-#else
-        got = aps_scan_line_sse2(b, b + at, b + n, 0, &valid);
-#endif
-        if (got != b + stop || valid)
-            ++*mismatches;
-    }
-}
-
-/* Every lead past ASCII with every following byte, at every place around the 32-byte steps. */
-static void check_lines(long *mismatches)
-{
-    unsigned char buf[160];
-    const unsigned char follow[] = { 0x00, 0x0A, 0x0D, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF };
-    unsigned lead, i, j, k, at;
-    uint64_t rng = 7;
-    for (lead = 0x80; lead < 256; lead++) {
-        for (i = 0; i < sizeof follow; i++) {
-            for (j = 0; j < sizeof follow; j++) {
-                for (k = 0; k < sizeof follow; k += 3) {
-                    size_t pos = (size_t)((lead + i * 7 + j * 3 + k) % 150);
-                    memset(buf, 'a', sizeof buf);
-                    buf[pos] = (unsigned char)lead;
-                    if (pos + 1 < sizeof buf)
-                        buf[pos + 1] = follow[i];
-                    if (pos + 2 < sizeof buf)
-                        buf[pos + 2] = follow[j];
-                    if (pos + 3 < sizeof buf)
-                        buf[pos + 3] = follow[k];
-                    buf[sizeof buf - 1 - (lead % 5)] = '\n';
-                    for (at = 0; at < 80; at += 13)
-                        check_line(buf, at, sizeof buf - (lead % 7) - (k % 2) * 70, mismatches);
-                }
-            }
-        }
-    }
-    /* Random text of valid characters, with line ends and now and then a bad byte. */
-    for (i = 0; i < 20000; i++) {
-        static const char *const chars[] = { "a", "bc", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "\n", "\r", "\xED\xA0\x80", "\xC0" };
-        size_t n = 0, len = (size_t)(test_rand(&rng) % 158);
-        while (n < len) {
-            uint64_t r = test_rand(&rng) % 100;
-            const char *c = chars[r < 60 ? 0 : r < 70 ? 1 : r < 78 ? 2 : r < 86 ? 3 : r < 92 ? 4 : r < 95 ? 5 : r < 97 ? 6 : r < 99 ? 7 : 8];
-            size_t m = strlen(c);
-            if (n + m > sizeof buf)
-                break;
-            memcpy(buf + n, c, m);
-            n += m;
-        }
-        check_line(buf, n > 0 ? (size_t)(test_rand(&rng) % n) : 0, n, mismatches);
-    }
-}
-
 int main(void)
 {
     unsigned char all[254], edges[6] = { 0x41, 0x7F, 0x80, 0x8F, 0xBF, 0xC0 };
@@ -171,8 +81,6 @@ int main(void)
         if (lead >= 0xF0)
             check_sequences(lead, edges, sizeof edges, 4, &mismatches);
     }
-    CHECK_INT(mismatches, 0);
-    check_lines(&mismatches);
     CHECK_INT(mismatches, 0);
 
     /* Characters cut short by the string's end, and a continuation byte that is the quote. */

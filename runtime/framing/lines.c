@@ -64,36 +64,33 @@ static void load(aps_lines *ls)
 {
     uint64_t high[APS_LINES_BLOCKS];
     size_t left = ls->n - ls->base, blocks, k;
+    uint32_t todo;
     unsigned c;
     ls->size = left < APS_LINES_CHUNK ? left : APS_LINES_CHUNK;
     blocks = ls->size / APS_LINES_BLOCK;
-    c = aps_lines_index(ls->s + ls->base, blocks, 0, ls->ends, high);
+    c = aps_lines_index(ls->s + ls->base, blocks, 0, ls->ends, high, &todo);
     if (ls->size % APS_LINES_BLOCK != 0) {
         /* The push's last bytes, padded with zeros: no line end, nothing past ASCII. */
         char tail[APS_LINES_BLOCK] = { 0 };
+        uint32_t last;
         memcpy(tail, ls->s + ls->base + blocks * APS_LINES_BLOCK, ls->size % APS_LINES_BLOCK);
-        c += aps_lines_index(tail, 1, (unsigned)blocks * APS_LINES_BLOCK, ls->ends + c, high + blocks);
-        blocks++;
+        c += aps_lines_index(tail, 1, (unsigned)blocks * APS_LINES_BLOCK, ls->ends + c, high + blocks, &last);
+        todo |= last << blocks;
     }
     ls->count = c;
     ls->next = 0;
     ls->marked = 0;
-    if (ls->check) {
-        /* The blocks with text past ASCII, proven in order (usually none, or one or two). */
-        uint32_t todo = 0;
-        for (k = 0; k < blocks; k++)
-            todo |= (uint32_t)(high[k] != 0) << k;
-        for (; todo != 0; todo &= todo - 1u) {
-            uint64_t m;
-            k = aps_lines_ctz(todo);
-            if ((m = prove(ls, k, high[k])) == 0)
-                continue;
-            if (!ls->marked) {
-                memset(ls->marks, 0, sizeof ls->marks);
-                ls->marked = 1;
-            }
-            ls->marks[k] = m;
+    /* The blocks with text past ASCII (usually none, or one or two), proven in order. */
+    for (todo = ls->check ? todo : 0; todo != 0; todo &= todo - 1u) {
+        uint64_t m;
+        k = aps_lines_ctz(todo);
+        if ((m = prove(ls, k, high[k])) == 0)
+            continue;
+        if (!ls->marked) {
+            memset(ls->marks, 0, sizeof ls->marks);
+            ls->marked = 1;
         }
+        ls->marks[k] = m;
     }
     ls->clean = !ls->marked && !ls->carry;
 }
@@ -161,10 +158,12 @@ size_t aps_lines_next_far(aps_lines *ls, size_t from, int *proven)
     }
 }
 
-unsigned aps_lines_index_bytes(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high)
+unsigned aps_lines_index_bytes(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
+                             uint32_t *past_ascii)
 {
     size_t k;
     unsigned i, c = 0;
+    uint32_t todo = 0;
     for (k = 0; k < blocks; k++, p += APS_LINES_BLOCK, off += APS_LINES_BLOCK) {
         uint64_t b = 0, h = 0;
         for (i = 0; i < APS_LINES_BLOCK; i++) {
@@ -174,16 +173,20 @@ unsigned aps_lines_index_bytes(const char *p, size_t blocks, unsigned off, uint1
         }
         c = put_ends(b, off, ends, c);
         high[k] = h;
+        todo |= (uint32_t)(h != 0) << k;
     }
+    *past_ascii = todo;
     return c;
 }
 
 #if APS_LINES_HAVE_AVX2
-unsigned aps_lines_index_sse2(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high)
+unsigned aps_lines_index_sse2(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
+                             uint32_t *past_ascii)
 {
     const __m128i lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
     size_t k;
     unsigned c = 0;
+    uint32_t todo = 0;
     int j;
     for (k = 0; k < blocks; k++, p += APS_LINES_BLOCK, off += APS_LINES_BLOCK) {
         uint64_t b = 0, h = 0;
@@ -195,25 +198,54 @@ unsigned aps_lines_index_sse2(const char *p, size_t blocks, unsigned off, uint16
         }
         c = put_ends(b, off, ends, c);
         high[k] = h;
+        todo |= (uint32_t)(h != 0) << k;
     }
+    *past_ascii = todo;
     return c;
 }
 
 /* With BMI too (every AVX2 CPU has it): put_ends's steps become tzcnt and blsr. */
 __attribute__((target("avx2,bmi"))) unsigned aps_lines_index_avx2(const char *p, size_t blocks, unsigned off,
-                                                                   uint16_t *ends, uint64_t *high)
+                                                                   uint16_t *ends, uint64_t *high, uint32_t *past_ascii)
 {
     const __m256i lf = _mm256_set1_epi8('\n'), cr = _mm256_set1_epi8('\r');
     size_t k;
     unsigned c = 0;
+    uint32_t todo = 0;
     for (k = 0; k < blocks; k++, p += APS_LINES_BLOCK, off += APS_LINES_BLOCK) {
         __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)p);
         __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
         uint32_t ea = (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(_mm256_cmpeq_epi8(a, lf), _mm256_cmpeq_epi8(a, cr)));
         uint32_t eb = (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(_mm256_cmpeq_epi8(b, lf), _mm256_cmpeq_epi8(b, cr)));
-        high[k] = (uint32_t)_mm256_movemask_epi8(a) | (uint64_t)(uint32_t)_mm256_movemask_epi8(b) << 32;
+        uint64_t h = (uint32_t)_mm256_movemask_epi8(a) | (uint64_t)(uint32_t)_mm256_movemask_epi8(b) << 32;
+        high[k] = h;
+        todo |= (uint32_t)(h != 0) << k;
         c = put_ends(ea | (uint64_t)eb << 32, off, ends, c);
     }
+    *past_ascii = todo;
+    return c;
+}
+/*
+ * With AVX-512BW the compares give bit masks themselves: one 64-byte load
+ * and three compares a block, half the instructions of AVX2 (the machines
+ * measured in docs/benchmarks.md have it).
+ */
+__attribute__((target("avx512bw,bmi"))) unsigned aps_lines_index_avx512(const char *p, size_t blocks, unsigned off,
+                                                                         uint16_t *ends, uint64_t *high,
+                                                                         uint32_t *past_ascii)
+{
+    const __m512i lf = _mm512_set1_epi8('\n'), cr = _mm512_set1_epi8('\r');
+    size_t k;
+    unsigned c = 0;
+    uint32_t todo = 0;
+    for (k = 0; k < blocks; k++, p += APS_LINES_BLOCK, off += APS_LINES_BLOCK) {
+        __m512i v = _mm512_loadu_si512((const void *)p);
+        uint64_t h = _mm512_movepi8_mask(v);
+        high[k] = h;
+        todo |= (uint32_t)(h != 0) << k;
+        c = put_ends(_mm512_cmpeq_epi8_mask(v, lf) | _mm512_cmpeq_epi8_mask(v, cr), off, ends, c);
+    }
+    *past_ascii = todo;
     return c;
 }
 #endif
@@ -230,11 +262,13 @@ static inline uint64_t neon_mask(uint8x16_t x)
     return (uint64_t)vget_lane_u8(sum, 0) | (uint64_t)vget_lane_u8(sum, 1) << 8;
 }
 
-static unsigned index_neon(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high)
+static unsigned index_neon(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
+                             uint32_t *past_ascii)
 {
     const uint8x16_t lf = vdupq_n_u8('\n'), cr = vdupq_n_u8('\r'), top = vdupq_n_u8(0x80);
     size_t k;
     unsigned c = 0;
+    uint32_t todo = 0;
     int j;
     for (k = 0; k < blocks; k++, p += APS_LINES_BLOCK, off += APS_LINES_BLOCK) {
         uint64_t b = 0, h = 0;
@@ -245,21 +279,26 @@ static unsigned index_neon(const char *p, size_t blocks, unsigned off, uint16_t 
         }
         c = put_ends(b, off, ends, c);
         high[k] = h;
+        todo |= (uint32_t)(h != 0) << k;
     }
+    *past_ascii = todo;
     return c;
 }
 #endif
 
-unsigned aps_lines_index(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high)
+unsigned aps_lines_index(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
+                             uint32_t *past_ascii)
 {
 #if APS_LINES_HAVE_AVX2
     /* Asked once a chunk: a load and a test of what start-up found. */
+    if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("bmi"))
+        return aps_lines_index_avx512(p, blocks, off, ends, high, past_ascii);
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi"))
-        return aps_lines_index_avx2(p, blocks, off, ends, high);
-    return aps_lines_index_sse2(p, blocks, off, ends, high);
+        return aps_lines_index_avx2(p, blocks, off, ends, high, past_ascii);
+    return aps_lines_index_sse2(p, blocks, off, ends, high, past_ascii);
 #elif defined(APS_LINES_HAVE_NEON)
-    return index_neon(p, blocks, off, ends, high);
+    return index_neon(p, blocks, off, ends, high, past_ascii);
 #else
-    return aps_lines_index_bytes(p, blocks, off, ends, high);
+    return aps_lines_index_bytes(p, blocks, off, ends, high, past_ascii);
 #endif
 }

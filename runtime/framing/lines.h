@@ -70,17 +70,23 @@ int aps_lines_unmarked(const aps_lines *ls, size_t from, size_t eol);
 /*
  * The vector pass over the `blocks` 64-byte blocks at p, block k at offset
  * off + 64k of the chunk: appends the offsets of its line ends (CR, LF) to
- * ends, in order, and sets high[k] to its bytes past ASCII (bit i: byte
- * 64k+i); returns how many ends it appended (ends needs one entry of
- * slack). The instruction set is chosen at run time; the variants are
+ * ends, in order, sets high[k] to its bytes past ASCII (bit i: byte
+ * 64k+i) and bit k of *past_ascii when there are any (blocks <= 32);
+ * returns how many ends it appended (ends needs one entry of slack). The instruction set is chosen at run time; the variants are
  * exported for the test that holds them to one another.
  */
-unsigned aps_lines_index(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high);
-unsigned aps_lines_index_bytes(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high);
+unsigned aps_lines_index(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
+                             uint32_t *past_ascii);
+unsigned aps_lines_index_bytes(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
+                             uint32_t *past_ascii);
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define APS_LINES_HAVE_AVX2 1
-unsigned aps_lines_index_sse2(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high);
-unsigned aps_lines_index_avx2(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high);
+unsigned aps_lines_index_sse2(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
+                             uint32_t *past_ascii);
+unsigned aps_lines_index_avx2(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
+                             uint32_t *past_ascii);
+unsigned aps_lines_index_avx512(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
+                               uint32_t *past_ascii);
 #else
 #define APS_LINES_HAVE_AVX2 0
 #endif

@@ -2,7 +2,7 @@
  * test_lines.c - the SSE parser's line scan (runtime/framing/lines.h)
  * against a byte loop and aps_utf8_check.
  *
- * The vector passes (SSE2 and AVX2 where the CPU has it, NEON on Arm) must
+ * The vector passes (SSE2, and AVX2 and AVX-512 where the CPU has them, NEON on Arm) must
  * list the same line ends and bytes past ASCII as the byte loop, for every
  * block count and offset. The scan must stop at each CR or LF in turn (the
  * LF of a CRLF skipped when the caller starts past it, as the parser does),
@@ -23,24 +23,27 @@
 
 #define MAX_LEN (3 * APS_LINES_CHUNK + 200)
 
-/* The vector pass and the byte loop on blocks at p: the same ends and masks. */
+/* Each vector pass and the byte loop on blocks at p: the same ends and masks. */
 static void check_index(const char *p, size_t blocks, unsigned off, long *mismatches)
 {
     uint16_t want[APS_LINES_CHUNK + 4], got[APS_LINES_CHUNK + 4];
     uint64_t want_high[APS_LINES_BLOCKS], got_high[APS_LINES_BLOCKS];
-    unsigned n = aps_lines_index_bytes(p, blocks, off, want, want_high), m, path, paths = 1;
-    for (path = 0; path < paths + 1; path++) {
-        if (path == 0) {
-            m = aps_lines_index(p, blocks, off, got, got_high);
-        } else {
+    uint32_t want_past, got_past;
+    unsigned n = aps_lines_index_bytes(p, blocks, off, want, want_high, &want_past), m, path, paths = 1;
 #if APS_LINES_HAVE_AVX2
-            m = path == 1 ? aps_lines_index_sse2(p, blocks, off, got, got_high) : aps_lines_index_avx2(p, blocks, off, got, got_high);
-            paths = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") ? 2 : 1;
-#else
-            break;
+    /* the one chosen at run time, SSE2, and AVX2 and AVX-512 where the CPU has them */
+    paths = !__builtin_cpu_supports("bmi") ? 2 : __builtin_cpu_supports("avx512bw") ? 4 : __builtin_cpu_supports("avx2") ? 3 : 2;
 #endif
-        }
-        if (m != n || memcmp(got, want, n * sizeof *got) != 0 ||
+    for (path = 0; path < paths; path++) {
+#if APS_LINES_HAVE_AVX2
+        m = path == 0   ? aps_lines_index(p, blocks, off, got, got_high, &got_past)
+            : path == 1 ? aps_lines_index_sse2(p, blocks, off, got, got_high, &got_past)
+            : path == 2 ? aps_lines_index_avx2(p, blocks, off, got, got_high, &got_past)
+                        : aps_lines_index_avx512(p, blocks, off, got, got_high, &got_past);
+#else
+        m = aps_lines_index(p, blocks, off, got, got_high, &got_past);
+#endif
+        if (m != n || got_past != want_past || memcmp(got, want, n * sizeof *got) != 0 ||
             memcmp(got_high, want_high, blocks * sizeof *got_high) != 0)
             ++*mismatches;
     }

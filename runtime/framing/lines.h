@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 #define APS_LINES_BLOCK 64  /* bytes per mask */
-#define APS_LINES_BLOCKS 16 /* blocks per chunk: 1 KiB */
+#define APS_LINES_BLOCKS 32 /* blocks per chunk: 2 KiB */
 #define APS_LINES_CHUNK (APS_LINES_BLOCK * APS_LINES_BLOCKS)
 
 /* A scan of one push s[0..n). Lives on the caller's stack for one push. */

@@ -542,14 +542,20 @@ static aps_status line_piece(aps_sse_parser *p, const char *s, size_t len, uint6
     return APS_OK;
 }
 
-/* Whether s[0..len) holds a NUL: words where the id has eight bytes, one
- * test at the end, not one per byte, below (ids are short). */
+/* Whether s[0..len) holds a NUL: in words or halves, overlapping at the
+ * end, and one test at the end below four bytes (ids are short). */
 static int has_nul(const char *s, size_t len)
 {
     const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
     uint64_t w, zero = 0;
     size_t i;
+    uint32_t a, b;
     int nul = 0;
+    if (len >= 4 && len < 8) {
+        memcpy(&a, s, 4);
+        memcpy(&b, s + len - 4, 4);
+        return (((a - 0x01010101u) & ~a) | ((b - 0x01010101u) & ~b)) & 0x80808080u ? 1 : 0;
+    }
     if (len >= 8) {
         /* exact when no byte is NUL: a false flag only sits above a true one */
         for (i = 0; i + 8 <= len; i += 8) {
@@ -708,17 +714,14 @@ static aps_status feed(aps_sse_parser *p, const char *s, size_t n)
     aps_status st = APS_OK;
     aps_lines lines;
     aps_lines_init(&lines, s, n, !p->opts.skip_utf8_check);
+    if (p->cr_pending && n > 0) {
+        /* CR ended the previous push's last line (only a push's last byte
+         * sets this): an LF now completes it. */
+        p->cr_pending = 0;
+        i = s[0] == '\n';
+    }
     while (i < n && st == APS_OK) {
-        size_t eol;
-        if (p->cr_pending) {
-            /* CR ended the previous push's last line: an LF now completes it. */
-            p->cr_pending = 0;
-            if (s[i] == '\n') {
-                i++;
-                continue;
-            }
-        }
-        eol = aps_lines_next(&lines, i, &proven);
+        size_t eol = aps_lines_next(&lines, i, &proven);
         if (eol < n && p->state == LINE_START) {
             st = whole_line(p, s + i, eol - i, p->offset + i, proven);
         } else {

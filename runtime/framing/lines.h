@@ -59,13 +59,13 @@ typedef struct aps_lines {
 } aps_lines;
 
 /* Starts a scan of s[0..n); `check`: prove UTF-8. */
-void aps_lines_init(aps_lines *ls, const char *s, size_t n, int check);
+APS_INTERNAL void aps_lines_init(aps_lines *ls, const char *s, size_t n, int check);
 
 /* aps_lines_next when no line end at or after `from` is left in the chunk. */
-size_t aps_lines_next_far(aps_lines *ls, size_t from, int *proven);
+APS_INTERNAL size_t aps_lines_next_far(aps_lines *ls, size_t from, int *proven);
 
 /* Whether s[from..eol) holds no mark (eol ends in the chunk in hand). */
-int aps_lines_unmarked(const aps_lines *ls, size_t from, size_t eol);
+APS_INTERNAL int aps_lines_unmarked(const aps_lines *ls, size_t from, size_t eol);
 
 /*
  * The vector pass over the `blocks` 64-byte blocks at p, block k at offset
@@ -75,17 +75,17 @@ int aps_lines_unmarked(const aps_lines *ls, size_t from, size_t eol);
  * returns how many ends it appended (ends needs one entry of slack). The instruction set is chosen at run time; the variants are
  * exported for the test that holds them to one another.
  */
-unsigned aps_lines_index(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
+APS_INTERNAL unsigned aps_lines_index(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
                              uint32_t *past_ascii);
-unsigned aps_lines_index_bytes(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
+APS_INTERNAL unsigned aps_lines_index_bytes(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
                              uint32_t *past_ascii);
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define APS_LINES_HAVE_AVX2 1
-unsigned aps_lines_index_sse2(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
+APS_INTERNAL unsigned aps_lines_index_sse2(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
                              uint32_t *past_ascii);
-unsigned aps_lines_index_avx2(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
+APS_INTERNAL unsigned aps_lines_index_avx2(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
                              uint32_t *past_ascii);
-unsigned aps_lines_index_avx512(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
+APS_INTERNAL unsigned aps_lines_index_avx512(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
                                uint32_t *past_ascii);
 #else
 #define APS_LINES_HAVE_AVX2 0

@@ -73,6 +73,7 @@ struct aps_records_reader {
     uint64_t event_line;       /* the open event's first field line; 0: no event open */
     int event_data;            /* the open event has a data line */
     uint64_t cb_event_line, cb_data_line, cb_field_line, cb_data_off, cb_field_off;
+    uint64_t cb_comment_line; /* the line of the comment the parser reports next */
     const char *chunk;         /* the bytes being checked, from stream offset chunk_off */
     uint64_t chunk_off;
     size_t pushed;             /* how much of them the parser has */
@@ -216,6 +217,16 @@ static aps_status on_sse_event(void *user, const aps_sse_event *ev)
     return v != 0 ? APS_E_STATE : APS_OK;
 }
 
+static aps_status on_sse_comment(void *user, const char *text, size_t len, uint64_t offset)
+{
+    aps_records_reader *r = user;
+    int v = r->c.on_comment(r->c.user, r->cb_comment_line, text, len);
+    (void)offset;
+    if (v != 0 && r->stop == 0)
+        r->stop = v;
+    return v != 0 ? APS_E_STATE : APS_OK;
+}
+
 static aps_status on_sse_error(void *user, const aps_error *err)
 {
     aps_records_reader *r = user;
@@ -251,8 +262,15 @@ static int sse_classify(aps_records_reader *r, int colon)
 {
     int data;
     r->classified = 1;
-    if (colon && r->name_len == 0)
+    if (colon && r->name_len == 0) {
+        if (r->c.on_comment == NULL)
+            return 0;
+        /* the events before the comment go first; the parser reports it at its line's end */
+        if (r->line_off > r->chunk_off && sse_catch_up(r, (size_t)(r->line_off - r->chunk_off)) != 0)
+            return r->stop;
+        r->cb_comment_line = r->line;
         return 0;
+    }
     /* the events before this line are the parser's, whatever this line is */
     if (r->line_off > r->chunk_off && sse_catch_up(r, (size_t)(r->line_off - r->chunk_off)) != 0)
         return r->stop;
@@ -451,6 +469,8 @@ static int decide(aps_records_reader *r, aps_record_format format)
     if (format == APS_FORMAT_SSE) {
         r->bom = 0;
         aps_sse_parser_init(&r->sse, r->storage, r->c.max_record, NULL, on_sse_event, on_sse_error, r);
+        if (r->c.on_comment != NULL)
+            aps_sse_parser_on_comment(&r->sse, on_sse_comment);
     } else {
         aps_jsonl_splitter_init(&r->sp, r->storage, r->c.max_record, on_jsonl_line, on_jsonl_error, r);
     }

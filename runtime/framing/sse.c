@@ -169,7 +169,7 @@ aps_status aps_sse_write_retry(aps_sse_writer *w, uint64_t ms, aps_error *err)
 /* ------------------------------------------------------------------------ */
 
 /* Where in a line the parser is. */
-enum { LINE_START, NAME, VALUE_START, VALUE, SKIP };
+enum { LINE_START, NAME, VALUE_START, VALUE, SKIP, COMMENT };
 
 /* The field a value belongs to. */
 enum { F_UNKNOWN, F_DATA, F_EVENT, F_ID, F_RETRY };
@@ -230,6 +230,11 @@ void aps_sse_parser_init(aps_sse_parser *p, void *storage, size_t cap,
     p->user = user;
     p->retry = -1;
     p->retry_event = -1;
+}
+
+void aps_sse_parser_on_comment(aps_sse_parser *p, aps_sse_comment_fn on_comment)
+{
+    p->on_comment = on_comment;
 }
 
 void aps_sse_parser_reset(aps_sse_parser *p)
@@ -480,9 +485,18 @@ static aps_status dispatch(aps_sse_parser *p)
 static aps_status line_piece(aps_sse_parser *p, const char *s, size_t len, uint64_t offset,
                              int proven)
 {
+    size_t take;
     while (len > 0) {
         switch (p->state) {
         case LINE_START:
+            if (s[0] == ':' && p->on_comment != NULL) {
+                p->state = COMMENT;
+                p->comment_len = 0;
+                p->comment_offset = offset;
+                s++;
+                len--;
+                break;
+            }
             if (s[0] == ':' || p->dropping) {
                 p->state = SKIP;
                 return APS_OK;
@@ -535,6 +549,12 @@ static aps_status line_piece(aps_sse_parser *p, const char *s, size_t len, uint6
             break;
         case VALUE:
             return append_value(p, s, len, offset, proven);
+        case COMMENT:
+            /* its first APS_SSE_NAME_MAX bytes */
+            take = len < APS_SSE_NAME_MAX - p->comment_len ? len : APS_SSE_NAME_MAX - p->comment_len;
+            memcpy(p->comment + p->comment_len, s, take);
+            p->comment_len += take;
+            return APS_OK;
         default: /* SKIP */
             return APS_OK;
         }
@@ -623,7 +643,11 @@ static aps_status whole_line(aps_sse_parser *p, const char *s, size_t len, uint6
     aps_status st;
     if (len == 0)
         return dispatch(p);
-    if (s[0] == ':' || p->dropping)
+    if (s[0] == ':')
+        return p->on_comment != NULL ? p->on_comment(p->user, s + 1, len - 1 < APS_SSE_NAME_MAX ? len - 1 : APS_SSE_NAME_MAX,
+                                                     offset)
+                                     : APS_OK;
+    if (p->dropping)
         return APS_OK;
     if (!p->event_started) {
         p->event_started = 1;
@@ -699,6 +723,9 @@ static aps_status line_end(aps_sse_parser *p, uint64_t offset)
     case VALUE_START:
     case VALUE:
         st = end_field(p);
+        break;
+    case COMMENT:
+        st = p->on_comment(p->user, p->comment, p->comment_len, p->comment_offset);
         break;
     default:
         break;

@@ -23,13 +23,13 @@ typedef struct rcase {
 
 static const rcase cases[] = {
     { "sse lines", "event: a\nid: 1\ndata: {\"x\":1}\n\n: c\n\ndata: 2\ndata: 3\n\n", APS_FORMAT_AUTO, 0, 64,
-      "R3 [a#1] {\"x\":1}\nR7 [message#1] 2\\n3\n= 0 format 3 verdict 0\n" },
+      "R3 [a#1] {\"x\":1}\nC5  c\nR7 [message#1] 2\\n3\n= 0 format 3 verdict 0\n" },
     { "sse crlf bom", "\xEF\xBB\xBF" "data: 1\r\n\r\nevent: b\rdata: 2\r\r", APS_FORMAT_AUTO, 0, 64,
       "R1 [message#] 1\nR4 [b#] 2\n= 0 format 3 verdict 0\n" },
     { "sse not sse", "data: 1\n\ndata: 2\nbogus: 3\n\ndata: 4\n\n", APS_FORMAT_SSE, 0, 64,
       "R1 [message#] 1\nG4 error: not SSE: the line is not a data, event, id or retry field or a comment\n= -2 format 3 verdict 2\n" },
     { "sse cut", "data: 1\n\n: c\nid: 2\ndata: 2\n", APS_FORMAT_AUTO, 0, 64,
-      "R1 [message#] 1\nG4 warning: the stream ends inside the event that starts here\n= 0 format 3 verdict 0\n" },
+      "R1 [message#] 1\nC3  c\nG4 warning: the stream ends inside the event that starts here\n= 0 format 3 verdict 0\n" },
     { "sse cut strict", "data: 1\n\ndata: 2", APS_FORMAT_AUTO, 1, 64,
       "R1 [message#] 1\nG3 error: the stream ends inside the event that starts here\n= 0 format 3 verdict 1\n" },
     { "sse comment cut", "data: 1\n\n: keep", APS_FORMAT_AUTO, 0, 64,

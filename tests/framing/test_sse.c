@@ -49,8 +49,19 @@ static aps_status on_error(void *user, const aps_error *err)
     return APS_OK;
 }
 
+/* Comments, when asked for (g_comments), logged as #[text]@offset; stop at one that reads "stop". */
+static aps_status on_comment(void *user, const char *text, size_t len, uint64_t offset)
+{
+    sse_ctx *c = user;
+    tlog_add(c->log, "#[", 2);
+    tlog_escaped(c->log, text, len);
+    tlog_printf(c->log, "]@%llu\n", (unsigned long long)offset);
+    return len == 4 && memcmp(text, "stop", 4) == 0 ? APS_E_STATE : APS_OK;
+}
+
 static size_t g_cap = 1 << 16;
 static aps_sse_options g_opts;
+static int g_comments;
 
 static void sse_chunked(const uint8_t *in, size_t len, const size_t *cuts, size_t ncuts,
                         tlog *out)
@@ -61,6 +72,8 @@ static void sse_chunked(const uint8_t *in, size_t len, const size_t *cuts, size_
     size_t i, at = 0;
     c.log = out;
     aps_sse_parser_init(&p, storage, g_cap, &g_opts, on_event, on_error, &c);
+    if (g_comments)
+        aps_sse_parser_on_comment(&p, on_comment);
     for (i = 0; i <= ncuts; i++) {
         size_t end = i < ncuts ? cuts[i] : len;
         if (aps_sse_parser_push(&p, in + at, end - at, NULL) != APS_OK)
@@ -313,6 +326,40 @@ static void test_offsets_and_stop(void)
     CHECK_STR(log.s, "[message][x][1]@5,17\n[e][yz][1]@20,34\n");
     CHECK_INT(aps_sse_parser_retry(&p), -1);
     tlog_free(&log);
+}
+
+/* Comment lines, when a callback asks for them: whole in any chunking, in stream order, cut at APS_SSE_NAME_MAX. */
+static void test_comments(void)
+{
+    char longer[APS_SSE_NAME_MAX + 64], want[2 * APS_SSE_NAME_MAX];
+    g_comments = 1;
+    EXPECT(": hb\ndata: x\n\n:\n: missed 3 events; oldest seq 5\r\ndata: y\n:in \xC3 event\n\n",
+           "#[ hb]@0\n[message][x][]\n#[]@14\n#[ missed 3 events; oldest seq 5]@16\n#[in \xC3 event]@57\n"
+           "[message][y][]\n");
+    /* an event dropped for its size still has its comments read; a comment starts no event */
+    g_cap = 4;
+    EXPECT("data: 12345\n: note\ndata: 6\n\n:x\n", "!LIMIT@10\n#[ note]@12\n#[x]@28\n");
+    g_cap = 1 << 16;
+    /* a callback's status stops the parser, whole or split inside the comment */
+    {
+        tlog log = { 0 };
+        size_t cut = 3;
+        sse_chunked((const uint8_t *)":stop\ndata: x\n\n", 15, NULL, 0, &log);
+        sse_chunked((const uint8_t *)":stop\ndata: x\n\n", 15, &cut, 1, &log);
+        CHECK_STR(log.s, "#[stop]@0\n!PUSH\n!FINISH\n#[stop]@0\n!PUSH\n!FINISH\n");
+        tlog_free(&log);
+    }
+    /* the first APS_SSE_NAME_MAX bytes of a longer one */
+    longer[0] = ':';
+    memset(longer + 1, 'a', sizeof longer - 2);
+    longer[sizeof longer - 1] = '\n';
+    memcpy(want, "#[", 2);
+    memset(want + 2, 'a', APS_SSE_NAME_MAX);
+    memcpy(want + 2 + APS_SSE_NAME_MAX, "]@0\n", 5);
+    expect_sse(__LINE__, longer, sizeof longer, want);
+    g_comments = 0;
+    /* and without a callback they are skipped, as before */
+    EXPECT(": hb\ndata: x\n\n", "[message][x][]\n");
 }
 
 static void test_getters(void)
@@ -600,6 +647,7 @@ int main(int argc, char **argv)
     test_retry();
     test_line_ends();
     test_cr_at_chunk_end();
+    test_comments();
     test_bom();
     test_end_of_stream();
     test_limits();

@@ -1,7 +1,7 @@
 /*
  * records.h - what an aps_records_reader reports on an input, written out
- * as text (records with their lines and SSE fields, framing errors, the
- * gate's finding, the result), for tests that the reader says the same
+ * as text (records with their lines and SSE fields, SSE comments, framing
+ * errors, the gate's finding, the result), for tests that the reader says the same
  * whatever way the input is chunked (fuzz target records.c, tests/cli).
  */
 #ifndef CDDLGEN_TEST_RECORDS_H
@@ -26,6 +26,15 @@ static int records_log_record(void *user, const aps_record *rec)
     }
     tlog_str(l, " ");
     tlog_escaped(l, rec->text, rec->len);
+    tlog_str(l, "\n");
+    return 0;
+}
+
+static int records_log_comment(void *user, uint64_t line, const char *text, size_t len)
+{
+    tlog *l = user;
+    tlog_printf(l, "C%llu ", (unsigned long long)line);
+    tlog_escaped(l, text, len);
     tlog_str(l, "\n");
     return 0;
 }
@@ -59,6 +68,7 @@ static void records_run(tlog *l, const char *data, size_t len, aps_record_format
     c.on_record = records_log_record;
     c.on_error = records_log_error;
     c.on_gate = records_log_gate;
+    c.on_comment = records_log_comment;
     c.user = l;
     r = aps_records_reader_new(&c);
     if (r == NULL)

@@ -60,11 +60,6 @@ typedef struct cx_stream {
     cx_session *s;
     cx_role role;
     aps_records_reader *reader; /* SSE: this connection's events */
-    /* SSE comments are not records: scanned here for the server's miss (`: missed N events; oldest seq S`) */
-    int mid_line;               /* a line has started and not ended */
-    int in_comment;
-    char comment[160];
-    size_t comment_len;
     /* where this connection resumes; the first event must continue it, or follow an announced miss */
     cx_resume how;
     int has_after;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "ap_replay.h"
+#include "aps/sse.h"
 #include "connect.h"
 
 const char *cx_resume_name(cx_resume how)
@@ -551,6 +552,29 @@ static void sse_gate(void *user, const aps_records_gate *gate)
     sse_stop(user, gate->line, gate->reason);
 }
 
+/* The server said `lost` events are gone (`oldest`: the oldest seq it still has, 0 unknown): the next event is checked against it. */
+static void note_miss(cx_stream *st, uint64_t lost, uint64_t oldest)
+{
+    st->miss = 1;
+    st->miss_lost = lost;
+    st->miss_oldest = oldest;
+    st->missed += lost;
+}
+
+/* A comment line of the SSE body: the server's miss (`: missed N events; oldest seq S`), or a heartbeat (ignored). */
+static int sse_comment(void *user, uint64_t line, const char *text, size_t len)
+{
+    cx_stream *st = user;
+    char copy[APS_SSE_NAME_MAX + 1];
+    uint64_t lost, oldest;
+    (void)line;
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    if (sscanf(copy, " missed %" SCNu64 " events; oldest seq %" SCNu64, &lost, &oldest) == 2)
+        note_miss(st, lost, oldest);
+    return 0;
+}
+
 int cx_stream_init(cx_stream *st, cx_session *s, cx_role role, int sse)
 {
     aps_records_config cfg;
@@ -566,6 +590,7 @@ int cx_stream_init(cx_stream *st, cx_session *s, cx_role role, int sse)
     cfg.on_record = sse_record;
     cfg.on_error = sse_framing_error;
     cfg.on_gate = sse_gate;
+    cfg.on_comment = sse_comment; /* a miss is known before the event after it */
     cfg.user = st;
     return (st->reader = aps_records_reader_new(&cfg)) != NULL ? 0 : -1;
 }
@@ -576,62 +601,18 @@ void cx_stream_deinit(cx_stream *st)
     st->reader = NULL;
 }
 
-/* The server said `lost` events are gone (`oldest`: the oldest seq it still has, 0 unknown): the next event is checked against it. */
-static void note_miss(cx_stream *st, uint64_t lost, uint64_t oldest)
-{
-    st->miss = 1;
-    st->miss_lost = lost;
-    st->miss_oldest = oldest;
-    st->missed += lost;
-}
 
-/* A comment line of the SSE body: the server's miss, or a heartbeat (ignored). */
-static void sse_comment(cx_stream *st)
+int cx_sse_push(cx_stream *st, const char *bytes, size_t len)
 {
-    uint64_t lost, oldest;
-    st->comment[st->comment_len] = '\0';
-    if (sscanf(st->comment, ": missed %" SCNu64 " events; oldest seq %" SCNu64, &lost, &oldest) == 2)
-        note_miss(st, lost, oldest);
-}
-
-static int push_reader(cx_stream *st, const char *bytes, size_t len)
-{
-    int rc = len > 0 ? aps_records_push(st->reader, bytes, len) : 0;
+    int rc;
+    if (st->stop)
+        return 1;
+    rc = len > 0 ? aps_records_push(st->reader, bytes, len) : 0;
     if (rc == APS_RECORDS_NOMEM || rc == 2)
         return -1;
     if (rc == APS_RECORDS_REJECTED)
         st->stop = 1;
     return st->stop ? 1 : 0;
-}
-
-int cx_sse_push(cx_stream *st, const char *bytes, size_t len)
-{
-    size_t i, from = 0;
-    int rc;
-    if (st->stop)
-        return 1;
-    /* comments are found on the way, and the bytes before each pushed first, so a miss is known before the event after it */
-    for (i = 0; i < len; i++) {
-        char c = bytes[i];
-        if (!st->mid_line) {
-            st->in_comment = c == ':';
-            st->comment_len = 0;
-        }
-        if (c == '\n' || c == '\r') {
-            if (st->in_comment) {
-                if ((rc = push_reader(st, bytes + from, i + 1 - from)) != 0)
-                    return rc;
-                from = i + 1;
-                sse_comment(st);
-            }
-            st->mid_line = st->in_comment = 0;
-        } else {
-            st->mid_line = 1;
-            if (st->in_comment && st->comment_len < sizeof st->comment - 1)
-                st->comment[st->comment_len++] = c;
-        }
-    }
-    return push_reader(st, bytes + from, len - from);
 }
 
 void cx_sse_end(cx_stream *st)

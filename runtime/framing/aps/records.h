@@ -39,6 +39,13 @@ typedef struct aps_record {
 
 /* Receives each record; returns 0 to go on, anything else to stop (returned by push and finish). */
 typedef int (*aps_record_fn)(void *user, const aps_record *rec);
+/*
+ * Receives an SSE comment line: `text` follows its colon (the first
+ * APS_SSE_NAME_MAX bytes, not checked for UTF-8), `line` is its 1-based
+ * line. In stream order with the records. Returns 0 to go on, anything else
+ * to stop (returned by push and finish).
+ */
+typedef int (*aps_record_comment_fn)(void *user, uint64_t line, const char *text, size_t len);
 /* Receives a framing error (a line too long, an SSE event too large, bad UTF-8). */
 typedef void (*aps_record_error_fn)(void *user, uint64_t line, const aps_error *err);
 
@@ -80,6 +87,7 @@ typedef struct aps_records_config {
     aps_record_fn on_record;
     aps_record_error_fn on_error;  /* may be NULL */
     aps_records_gate_fn on_gate;   /* may be NULL */
+    aps_record_comment_fn on_comment; /* may be NULL: SSE comments are skipped */
     void *user;
 } aps_records_config;
 

@@ -164,6 +164,17 @@ typedef aps_status (*aps_sse_event_fn)(void *user, const aps_sse_event *ev);
 typedef aps_status (*aps_sse_error_fn)(void *user, const aps_error *err);
 
 /*
+ * Receives a comment line, one that starts with ':' (servers send them as
+ * heartbeats, and some to say what a resume missed): `text` is what follows
+ * the colon, cut to its first APS_SSE_NAME_MAX bytes, not checked for UTF-8
+ * (comments are no part of an event); `offset`, the stream offset of the
+ * colon. It comes in stream order with the events: after every event a
+ * blank line before it dispatched. Returns APS_OK to go on; any other
+ * status stops the parser (see aps_sse_parser_push).
+ */
+typedef aps_status (*aps_sse_comment_fn)(void *user, const char *text, size_t len, uint64_t offset);
+
+/*
  * Parser options; all zero means the defaults.
  * skip_utf8_check: non-zero skips UTF-8 validation of dispatched events, for
  *   a caller whose next stage validates anyway (a JSON decoder does). By
@@ -212,6 +223,10 @@ typedef struct aps_sse_parser {
     aps_sse_options opts;
     aps_sse_event_fn on_event;
     aps_sse_error_fn on_error;
+    aps_sse_comment_fn on_comment;
+    char comment[APS_SSE_NAME_MAX]; /* a comment split over pushes, so far */
+    size_t comment_len;
+    uint64_t comment_offset;
     void *user;
 } aps_sse_parser;
 
@@ -228,6 +243,13 @@ typedef struct aps_sse_parser {
 void aps_sse_parser_init(aps_sse_parser *p, void *storage, size_t cap,
                          const aps_sse_options *opts, aps_sse_event_fn on_event,
                          aps_sse_error_fn on_error, void *user);
+
+/*
+ * Sets the callback that receives comment lines (NULL, the default after
+ * aps_sse_parser_init: they are skipped, as the spec says). It gets the
+ * parser's `user`.
+ */
+void aps_sse_parser_on_comment(aps_sse_parser *p, aps_sse_comment_fn on_comment);
 
 /*
  * Starts a new stream, as an EventSource reconnection does: the partial event

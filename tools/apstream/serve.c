@@ -639,7 +639,7 @@ int apstream_serve(int argc, char **argv)
     sv.pace_ms = -1;
     for (i = 2; i < argc; i += 2) { /* every option takes a value */
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        char *end;
+        uint64_t n;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(serve_usage_text, stdout);
             return 0;
@@ -648,9 +648,10 @@ int apstream_serve(int argc, char **argv)
             return serve_usage("every option of serve takes a value");
         if (strcmp(a, "--listen") == 0) {
             const char *colon = strrchr(v, ':');
-            if (colon == NULL || (size_t)(colon - v) >= sizeof host ||
-                (port = strtoul(colon + 1, &end, 10), *end != '\0' || colon[1] == '\0') || port > 65535)
+            if (colon == NULL || (size_t)(colon - v) >= sizeof host || apstream_parse_count(colon + 1, &n) != 0 ||
+                n > 65535)
                 return serve_usage("--listen takes HOST:PORT (PORT 0: any free port)");
+            port = (unsigned long)n;
             memcpy(host, v, (size_t)(colon - v));
             host[colon - v] = '\0';
         } else if (strcmp(a, "--script") == 0) {
@@ -663,9 +664,9 @@ int apstream_serve(int argc, char **argv)
             if (strcmp(v, "realtime") == 0) {
                 sv.pace_ms = -1;
             } else {
-                sv.pace_ms = strtol(v, &end, 10);
-                if (*end != '\0' || v[0] == '\0' || sv.pace_ms < 0 || sv.pace_ms > 60000)
+                if (apstream_parse_count(v, &n) != 0 || n > 60000)
                     return serve_usage("--pace takes realtime, or milliseconds between events (0-60000)");
+                sv.pace_ms = (long)n;
             }
         } else if (strcmp(a, "--redis") == 0) {
 #ifdef APSTREAM_HAVE_REDIS
@@ -687,14 +688,14 @@ int apstream_serve(int argc, char **argv)
             /* each thread's log holds this many events: a replay from before it is a miss (connect's
              * probe). A subscriber further behind is then told what it missed rather than
              * disconnected (max_lag defaults to the log's capacity), so the miss can be seen. */
-            opt.replay.max_events = sv.window = strtoull(v, &end, 10);
-            opt.max_lag = (size_t)1 << 30;
-            if (*end != '\0' || v[0] == '\0' || opt.replay.max_events == 0)
+            if (apstream_parse_count(v, &n) != 0 || n == 0 || n > SIZE_MAX)
                 return serve_usage("--window takes a count of events (at least 1)");
+            opt.replay.max_events = sv.window = (size_t)n;
+            opt.max_lag = (size_t)1 << 30;
         } else if (strcmp(a, "--drop-after") == 0) {
-            opt.drop_after = strtoull(v, &end, 10);
-            if (*end != '\0' || v[0] == '\0')
+            if (apstream_parse_count(v, &n) != 0)
                 return serve_usage("--drop-after takes a count of events");
+            opt.drop_after = n;
         } else {
             return serve_usage("unknown option");
         }

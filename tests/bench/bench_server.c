@@ -14,7 +14,7 @@
  *             ap_server_publish_json for each custom event
  *
  * Each side runs EVENTS events twice: flat out (the publisher as fast as it
- * can; delivered events/s = SUBS x EVENTS over the time from the first
+ * can; deliveries/s = SUBS x EVENTS over the time from the first
  * publish to the last event received by the last subscriber), then paced at
  * half of the server's flat-out rate of that repeat (the latency rows: a
  * flat-out run's latency is its queue). Each event carries its publish time
@@ -693,7 +693,7 @@ static int run(side *sd, client *cl, const sizes *z, size_t events, double per_s
 
 static void print_run(const char *what, const result *r)
 {
-    printf("  %-22s %12.0f events/s  %6.2f s  p50 %8.3f ms  p99 %8.3f ms  %5.1f B/event\n", what, r->rate,
+    printf("  %-22s %12.0f deliveries/s  %6.2f s  p50 %8.3f ms  p99 %8.3f ms  %5.1f B/event\n", what, r->rate,
            r->seconds, r->p50, r->p99, r->bytes_per_event);
     fflush(stdout);
 }
@@ -796,7 +796,7 @@ static void print_summary(int repeat, const result *rs, const result *rc_, const
         if (rs[i].rate > best_s.rate)
             best_s = rs[i];
     }
-    printf("best of %d, flat out: server %.0f events/s, ceiling %.0f events/s: ratio server/ceiling %.2f "
+    printf("best of %d, flat out: server %.0f deliveries/s, ceiling %.0f deliveries/s: ratio server/ceiling %.2f "
            "(per repeat:",
            repeat, best_s.rate, best_c.rate, best_c.rate > 0 ? best_s.rate / best_c.rate : 0);
     for (i = 0; i < repeat; i++)

@@ -581,9 +581,16 @@ static int run_instances(char **argv)
     for (i = 0; g != NULL && i < *g->count; i++) {
         if (strcmp(g->types[i].name, argv[2]) == 0) {
             t = g->types[i].type;
-            /* the --size output of the same schema, same type order (when built) */
-            if (g->size_types != NULL && *g->size_count == *g->count)
+            /* the --size output of the same schema (when built): its types listed in the same order,
+             * or the comparison would be of different types, which is a failure, not a skip */
+            if (g->size_types != NULL) {
+                if (*g->size_count != *g->count || strcmp(g->size_types[i].name, argv[2]) != 0) {
+                    fprintf(stderr, "golden %s: the --size output lists its types differently (%zu types against %zu)\n",
+                            argv[1], (size_t)*g->size_count, (size_t)*g->count);
+                    return 1;
+                }
                 sz = g->size_types[i].type;
+            }
         }
     }
     if (t == NULL || (f = fopen(argv[4], "r")) == NULL) {

@@ -215,8 +215,9 @@ __attribute__((target("avx2,bmi"))) unsigned aps_lines_index_avx2(const char *p,
     for (k = 0; k < blocks; k++, p += APS_LINES_BLOCK, off += APS_LINES_BLOCK) {
         __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)p);
         __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
-        uint32_t ea = (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(_mm256_cmpeq_epi8(a, lf), _mm256_cmpeq_epi8(a, cr)));
-        uint32_t eb = (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(_mm256_cmpeq_epi8(b, lf), _mm256_cmpeq_epi8(b, cr)));
+        __m256i ends_a = _mm256_or_si256(_mm256_cmpeq_epi8(a, lf), _mm256_cmpeq_epi8(a, cr));
+        __m256i ends_b = _mm256_or_si256(_mm256_cmpeq_epi8(b, lf), _mm256_cmpeq_epi8(b, cr));
+        uint32_t ea = (uint32_t)_mm256_movemask_epi8(ends_a), eb = (uint32_t)_mm256_movemask_epi8(ends_b);
         uint64_t h = (uint32_t)_mm256_movemask_epi8(a) | (uint64_t)(uint32_t)_mm256_movemask_epi8(b) << 32;
         high[k] = h;
         todo |= (uint32_t)(h != 0) << k;

@@ -72,8 +72,9 @@ APS_INTERNAL int aps_lines_unmarked(const aps_lines *ls, size_t from, size_t eol
  * off + 64k of the chunk: appends the offsets of its line ends (CR, LF) to
  * ends, in order, sets high[k] to its bytes past ASCII (bit i: byte
  * 64k+i) and bit k of *past_ascii when there are any (blocks <= 32);
- * returns how many ends it appended (ends needs one entry of slack). The instruction set is chosen at run time; the variants are
- * exported for the test that holds them to one another.
+ * returns how many ends it appended (ends needs one entry of slack). The
+ * instruction set is chosen at run time; the variants are exported for
+ * the test that holds them to one another.
  */
 APS_INTERNAL unsigned aps_lines_index(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
                              uint32_t *past_ascii);

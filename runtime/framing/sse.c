@@ -643,10 +643,10 @@ static aps_status whole_line(aps_sse_parser *p, const char *s, size_t len, uint6
     aps_status st;
     if (len == 0)
         return dispatch(p);
-    if (s[0] == ':')
-        return p->on_comment != NULL ? p->on_comment(p->user, s + 1, len - 1 < APS_SSE_NAME_MAX ? len - 1 : APS_SSE_NAME_MAX,
-                                                     offset)
-                                     : APS_OK;
+    if (s[0] == ':') /* a comment: its first APS_SSE_NAME_MAX bytes, when asked for */
+        return p->on_comment != NULL
+                   ? p->on_comment(p->user, s + 1, len - 1 < APS_SSE_NAME_MAX ? len - 1 : APS_SSE_NAME_MAX, offset)
+                   : APS_OK;
     if (p->dropping)
         return APS_OK;
     if (!p->event_started) {

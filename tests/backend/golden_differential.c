@@ -585,7 +585,8 @@ static int run_instances(char **argv)
              * or the comparison would be of different types, which is a failure, not a skip */
             if (g->size_types != NULL) {
                 if (*g->size_count != *g->count || strcmp(g->size_types[i].name, argv[2]) != 0) {
-                    fprintf(stderr, "golden %s: the --size output lists its types differently (%zu types against %zu)\n",
+                    fprintf(stderr, "golden %s: the --size output lists its types differently "
+                                    "(%zu types against %zu)\n",
                             argv[1], (size_t)*g->size_count, (size_t)*g->count);
                     return 1;
                 }

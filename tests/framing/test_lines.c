@@ -32,7 +32,10 @@ static void check_index(const char *p, size_t blocks, unsigned off, long *mismat
     unsigned n = aps_lines_index_bytes(p, blocks, off, want, want_high, &want_past), m, path, paths = 1;
 #if APS_LINES_HAVE_AVX2
     /* the one chosen at run time, SSE2, and AVX2 and AVX-512 where the CPU has them */
-    paths = !__builtin_cpu_supports("bmi") ? 2 : __builtin_cpu_supports("avx512bw") ? 4 : __builtin_cpu_supports("avx2") ? 3 : 2;
+    paths = !__builtin_cpu_supports("bmi")        ? 2
+            : __builtin_cpu_supports("avx512bw") ? 4
+            : __builtin_cpu_supports("avx2")     ? 3
+                                                 : 2;
 #endif
     for (path = 0; path < paths; path++) {
 #if APS_LINES_HAVE_AVX2
@@ -85,7 +88,8 @@ static void check_scan(const unsigned char *s, size_t n, long *mismatches)
 int main(void)
 {
     static unsigned char buf[MAX_LEN];
-    static const unsigned char follow[] = { 0x00, 0x0A, 0x0D, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF };
+    static const unsigned char follow[] = { 0x00, 0x0A, 0x0D, 0x41, 0x7F, 0x80, 0x8F,
+                                            0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF };
     static const char *const chars[] = { "a", "bc", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "\n", "\r", "\r\n",
                                          "\xED\xA0\x80", "\xC0", "\x80" };
     long mismatches = 0;

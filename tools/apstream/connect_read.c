@@ -552,7 +552,8 @@ static void sse_gate(void *user, const aps_records_gate *gate)
     sse_stop(user, gate->line, gate->reason);
 }
 
-/* The server said `lost` events are gone (`oldest`: the oldest seq it still has, 0 unknown): the next event is checked against it. */
+/* The server said `lost` events are gone (`oldest`: the oldest seq it still has, 0 unknown): the next
+ * event is checked against it. */
 static void note_miss(cx_stream *st, uint64_t lost, uint64_t oldest)
 {
     st->miss = 1;

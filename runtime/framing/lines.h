@@ -41,7 +41,10 @@ extern "C" {
 #define APS_LINES_BLOCKS 32 /* blocks per chunk: 2 KiB */
 #define APS_LINES_CHUNK (APS_LINES_BLOCK * APS_LINES_BLOCKS)
 
-/* A scan of one push s[0..n). Lives on the caller's stack for one push. */
+/*
+ * A scan of one push s[0..n). Lives on the caller's stack for one push
+ * (about 4.5 KiB, most of it the list of line ends of one chunk).
+ */
 typedef struct aps_lines {
     const char *s;
     size_t n;

@@ -577,7 +577,7 @@ static int has_nul(const char *s, size_t len)
         return (((a - 0x01010101u) & ~a) | ((b - 0x01010101u) & ~b)) & 0x80808080u ? 1 : 0;
     }
     if (len >= 8) {
-        /* exact when no byte is NUL: a false flag only sits above a true one */
+        /* (w - ones) & ~w & highs is non-zero exactly when a byte of w is 0 */
         for (i = 0; i + 8 <= len; i += 8) {
             memcpy(&w, s + i, 8);
             zero |= (w - ones) & ~w & highs;

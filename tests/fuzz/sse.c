@@ -6,9 +6,12 @@
  * to itself. Byte by byte, the line scan (lines.h) can prove no character
  * past ASCII (each push cuts it), so every such value gets the exact UTF-8
  * check: the whole parse's vector pass and proof are checked against it.
+ * And each vector variant of the line pass the CPU has is compared with
+ * its byte loop on the input's blocks.
  */
 #include "aps/sse.h"
 #include "../test_util.h"
+#include "lines.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -109,6 +112,62 @@ static summary parse(const uint8_t *in, size_t len, size_t cut, size_t cap,
     return s;
 }
 
+/* Line pass variant `path` on blocks at p, into the outputs; 0 when this CPU or build has none such. */
+static int index_variant(int path, const char *p, size_t blocks, uint16_t *ends, uint64_t *high, uint32_t *past,
+                         unsigned *count)
+{
+    switch (path) {
+    case 0:
+        *count = aps_lines_index(p, blocks, 0, ends, high, past); /* the one chosen at run time */
+        return 1;
+#if APS_LINES_HAVE_AVX2
+    case 1:
+        *count = aps_lines_index_sse2(p, blocks, 0, ends, high, past);
+        return 1;
+    case 2:
+        if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("bmi"))
+            return 0;
+        *count = aps_lines_index_avx2(p, blocks, 0, ends, high, past);
+        return 1;
+    case 3:
+        if (!__builtin_cpu_supports("avx512bw") || !__builtin_cpu_supports("bmi"))
+            return 0;
+        *count = aps_lines_index_avx512(p, blocks, 0, ends, high, past);
+        return 1;
+#endif
+    default:
+        return 0;
+    }
+}
+
+/*
+ * Each vector variant of the line pass the CPU has, against the byte loop,
+ * on the input's whole 64-byte blocks (the parses above run only the one
+ * chosen at run time).
+ */
+static void same_index(const uint8_t *in, size_t len)
+{
+    uint16_t want[APS_LINES_CHUNK + 4], got[APS_LINES_CHUNK + 4];
+    uint64_t want_high[APS_LINES_BLOCKS], got_high[APS_LINES_BLOCKS];
+    uint32_t want_past, got_past;
+    size_t at, blocks;
+    unsigned n, m;
+    int path;
+    for (at = 0; len - at >= APS_LINES_BLOCK; at += blocks * APS_LINES_BLOCK) {
+        const char *p = (const char *)in + at;
+        blocks = (len - at) / APS_LINES_BLOCK;
+        blocks = blocks < APS_LINES_BLOCKS ? blocks : APS_LINES_BLOCKS;
+        n = aps_lines_index_bytes(p, blocks, 0, want, want_high, &want_past);
+        for (path = 0; path < 4; path++) {
+            if (!index_variant(path, p, blocks, got, got_high, &got_past, &m))
+                continue;
+            if (m != n || got_past != want_past || memcmp(got, want, n * sizeof *got) != 0 ||
+                memcmp(got_high, want_high, blocks * sizeof *got_high) != 0)
+                abort();
+        }
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -131,5 +190,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         whole.errors != split.errors || whole.hash != bytes.hash ||
         whole.events != bytes.events || whole.errors != bytes.errors)
         abort();
+    same_index(data, size);
     return 0;
 }

@@ -20,7 +20,7 @@
 #include "aps/json_impl.h"
 
 #include <string.h>
-#if APS_JSON_HAVE_AVX2
+#if APS_JSON_HAVE_AVX2 || APS_JSON_HAVE_AVX512
 #include <immintrin.h>
 #endif
 #if APS_JSON_HAVE_NEON
@@ -43,6 +43,7 @@
 typedef struct str_masks {
     uint64_t q, bs, ctl, high; /* '"', '\\', below 0x20, past ASCII */
     uint64_t letters, u;       /* one of / b f n r t; 'u' */
+    uint64_t hex, d;           /* 0-9 a-f A-F; 'd' or 'D' (64-byte blocks only: block_rest) */
 } str_masks;
 
 typedef struct utf8_masks {
@@ -55,6 +56,8 @@ typedef struct str_state {
     uint64_t need;      /* continuations (bits 0-2) and narrower ranges (bits 3-6) still wanted */
     uint64_t carry;     /* the next block's first byte is escaped */
     uint64_t escapes;   /* some byte of the string was escaped */
+    uint64_t hex;       /* 64-byte blocks: the next block's first bytes are \u digits (bits 0-3) */
+    uint64_t ulast;     /* 64-byte blocks: the block's last byte was the 'u' of an escape */
     const char *paired; /* the 'u' of the low half of a surrogate pair already checked */
 } str_state;
 
@@ -73,8 +76,8 @@ typedef struct str_state {
  * continuations must be followed by exactly that many, no others may
  * appear, and the second byte after E0, ED, F0 and F4 has a narrower
  * range. Only the bytes in `upto` count. *need carries what a character
- * across the block's end still wants (str_state.need). Returns 0 on bad UTF-8. w <= 32, so
- * that the shifts below stay inside 64 bits.
+ * across the block's end still wants (str_state.need). Returns 0 on bad
+ * UTF-8. The masks hold no bits past w (w <= 64).
  */
 static inline int utf8_block(const utf8_masks *m, uint64_t high, uint64_t *need, uint64_t upto, unsigned w)
 {
@@ -88,7 +91,12 @@ static inline int utf8_block(const utf8_masks *m, uint64_t high, uint64_t *need,
     /* Wanted continuations overlap only where one is missing, which the
      * comparison with the continuation bytes finds. */
     bad |= (want ^ cont) | (e0 & m->lt_a0) | (ed & ~m->lt_a0) | (f0 & m->lt_90) | (f4 & ~m->lt_90);
-    *need = (want >> w) | (e0 >> w) << 3 | (ed >> w) << 4 | (f0 >> w) << 5 | (f4 >> w) << 6;
+    if (w < 64)
+        *need = (want >> (w & 63u)) | (e0 >> (w & 63u)) << 3 | (ed >> (w & 63u)) << 4 | (f0 >> (w & 63u)) << 5 |
+                (f4 >> (w & 63u)) << 6;
+    else /* the shifts above have dropped what passes the block's end: taken from the masks before them */
+        *need = (lead >> 63 | three >> 62 | four >> 61) | (m->e0 >> 63) << 3 | (m->ed >> 63) << 4 |
+                (m->f0 >> 63) << 5 | (m->f4 >> 63) << 6;
     return (bad & upto & BLOCK_BITS(w)) == 0;
 }
 
@@ -107,7 +115,8 @@ static inline uint64_t escaped_bytes(uint64_t bs, uint64_t *carry, unsigned w)
     /* Runs starting at an odd bit: adding them to the run carries past its end. */
     odd_starts = bs & ~even & ~follows;
     sum = odd_starts + bs;
-    *carry = sum >> w & 1u;
+    /* bit w of the sum: with 64-byte blocks, the addition's overflow */
+    *carry = w == 64 ? (uint64_t)(sum < bs) : sum >> (w & 63u) & 1u;
     /* Every other byte after a run's start is escaped; the sum flips
      * the pattern for the runs that start at an even bit. */
     return (even ^ (sum << 1)) & follows & BLOCK_BITS(w);
@@ -129,33 +138,66 @@ static inline uint64_t block_stop(str_state *st, const str_masks *m, unsigned w,
 }
 
 /*
+ * The \u escape whose 'u' is at `at`: four hex digits, surrogates in pairs
+ * (the reader's own check; the digits are plain bytes, so a block's masks
+ * stand). 0 when it is wrong.
+ */
+static inline int u_escape_ok(str_state *st, const char *at, const char *end)
+{
+    const char *after, *bad, *why;
+    aps_status code;
+    if (at == st->paired)
+        return 1;
+    if ((after = aps_json_impl_unescape_one(at - 1, end, NULL, NULL, &code, &bad, &why)) == NULL)
+        return 0;
+    if (after - (at - 1) == 12)
+        st->paired = at + 6;
+    return 1;
+}
+
+/*
  * The rest of a block at s once its UTF-8 is right: its escapes and its
  * end. Returns 1 to go on with the next block; else 0, the string done,
  * with *out the byte after its closing '"', or NULL (a bad escape, a
  * control character, the end of the input).
  */
 static inline int block_rest(str_state *st, const str_masks *m, uint64_t esc, uint64_t stop, uint64_t upto,
-                             const char *s, const char *end, const char **out, int *escaped)
+                             const char *s, const char *end, const char **out, int *escaped, unsigned w)
 {
     /* An escaped byte must be one of " \ / b f n r t u (the first two in q and bs). */
     uint64_t u = esc & m->u & upto;
     uint64_t fails = esc & ~(m->letters | m->q | m->bs) & ~u & upto;
-    if (APS_SCAN_LIKELY((stop | fails | u) == 0))
-        return 1;
-    *out = NULL;
-    if (fails != 0)
-        return 0;
-    /* \u escapes: four hex digits, surrogates in pairs (the reader's own
-     * check; the digits are plain bytes, so the masks stand). */
-    for (; u != 0; u &= u - 1u) {
-        const char *at = s + __builtin_ctzll(u), *after, *bad, *why;
-        aps_status code;
-        if (at == st->paired)
-            continue;
-        if ((after = aps_json_impl_unescape_one(at - 1, end, NULL, NULL, &code, &bad, &why)) == NULL)
+    if (w == 64) {
+        /* A \u escape's four digits are checked on the masks, like the
+         * UTF-8 continuations (the digits wanted past the block carried in
+         * st->hex); only one whose first digit is d or D (a surrogate, or a
+         * code point just below them) is left to u_escape_ok, its 'u'
+         * perhaps the last byte of the block before. Text with escaped
+         * accents has one every few words, and a call and a branch each
+         * cost more than these operations once per 64 bytes; per 16 or 32
+         * bytes they cost more than they save (docs/benchmarks.md,
+         * session 18). */
+        uint64_t want = (u << 1 | u << 2 | u << 3 | u << 4) | st->hex;
+        uint64_t here = u & m->d >> 1, before = st->ulast & m->d & 1u;
+        fails |= want & ~m->hex & upto;
+        st->hex = u >> 63 | u >> 62 | u >> 61 | u >> 60;
+        st->ulast = u >> 63;
+        if (APS_SCAN_LIKELY((stop | fails | here | before) == 0))
+            return 1;
+        *out = NULL;
+        if (fails != 0 || (before != 0 && !u_escape_ok(st, s - 1, end)))
             return 0;
-        if (after - (at - 1) == 12)
-            st->paired = at + 6;
+        u = here;
+    } else {
+        if (APS_SCAN_LIKELY((stop | fails | u) == 0))
+            return 1;
+        *out = NULL;
+        if (fails != 0)
+            return 0;
+    }
+    for (; u != 0; u &= u - 1u) {
+        if (!u_escape_ok(st, s + __builtin_ctzll(u), end))
+            return 0;
     }
     if (stop == 0)
         return 1;
@@ -232,7 +274,7 @@ STRING_SCAN const char *string_scalar(const char *s, const char *end, int *escap
             if (!utf8_block(&um, m.high, &st.need, upto, (W)))                                          \
                 return NULL;                                                                            \
         }                                                                                               \
-        if (!block_rest(&st, &m, esc, stop, upto, s, end, &out, escaped))                               \
+        if (!block_rest(&st, &m, esc, stop, upto, s, end, &out, escaped, (W)))                          \
             return out;                                                                                 \
     }
 
@@ -334,6 +376,62 @@ STRING_SCAN AVX_TARGET const char *string_avx2(const char *s, const char *end, i
 }
 #endif
 
+#if APS_JSON_HAVE_AVX512
+/* AVX-512BW compares straight into 64-bit masks: no mask moves, and the
+ * block's mask logic (escapes, ends, UTF-8) runs once per 64 bytes instead
+ * of twice. */
+#define AVX512_TARGET __attribute__((target("avx512bw")))
+#define AVX512_EQ(c) ((uint64_t)_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8((char)(c))))
+
+static inline AVX512_TARGET __m512i avx512_load(const char *p)
+{
+    return _mm512_loadu_si512((const void *)p);
+}
+
+static inline AVX512_TARGET void classify_avx512(__m512i v, str_masks *m)
+{
+    m->q = AVX512_EQ('"');
+    m->bs = AVX512_EQ('\\');
+    m->ctl = (uint64_t)_mm512_cmple_epu8_mask(v, _mm512_set1_epi8(0x1F));
+    m->high = (uint64_t)_mm512_movepi8_mask(v);
+    m->letters = AVX512_EQ('/') | AVX512_EQ('b') | AVX512_EQ('f') | AVX512_EQ('n') | AVX512_EQ('r') | AVX512_EQ('t');
+    m->u = AVX512_EQ('u');
+    {
+        /* for block_rest's \u check: hex digits are v - '0' <= 9 or
+         * (v | 0x20) - 'a' <= 5, unsigned */
+        __m512i lower = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
+        m->hex = (uint64_t)(_mm512_cmple_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8('0')), _mm512_set1_epi8(9)) |
+                            _mm512_cmple_epu8_mask(_mm512_sub_epi8(lower, _mm512_set1_epi8('a')), _mm512_set1_epi8(5)));
+        m->d = (uint64_t)_mm512_cmpeq_epi8_mask(lower, _mm512_set1_epi8('d'));
+    }
+}
+
+static inline AVX512_TARGET void utf8_avx512(__m512i v, utf8_masks *m)
+{
+    /* Signed compares, as in utf8_sse2. */
+#define AVX512_LT(x) ((uint64_t)_mm512_cmplt_epi8_mask(v, _mm512_set1_epi8((char)(x))))
+#define AVX512_GT(x) ((uint64_t)_mm512_cmpgt_epi8_mask(v, _mm512_set1_epi8((char)(x))))
+    m->lt_c0 = AVX512_LT(0xC0);
+    m->gt_df = AVX512_GT(0xDF);
+    m->gt_ef = AVX512_GT(0xEF);
+    m->lt_a0 = AVX512_LT(0xA0);
+    m->lt_90 = AVX512_LT(0x90);
+    m->lt_c2 = AVX512_LT(0xC2);
+    m->gt_f4 = AVX512_GT(0xF4);
+    m->e0 = AVX512_EQ(0xE0);
+    m->ed = AVX512_EQ(0xED);
+    m->f0 = AVX512_EQ(0xF0);
+    m->f4 = AVX512_EQ(0xF4);
+#undef AVX512_LT
+#undef AVX512_GT
+}
+
+STRING_SCAN AVX512_TARGET const char *string_avx512(const char *s, const char *end, int *escaped)
+{
+    STRING_LOOP(__m512i, 64, avx512_load, classify_avx512, utf8_avx512)
+}
+#endif
+
 #if APS_JSON_HAVE_NEON
 /* NEON has no movemask: each compare's lanes (0x00 or 0xFF) are weighed by
  * their bit and added up, eight lanes a byte. */
@@ -393,6 +491,10 @@ STRING_SCAN const char *string_neon(const char *s, const char *end, int *escaped
 /* The widest scan this build and CPU have. */
 static inline aps_json_isa best_isa(void)
 {
+#if APS_JSON_HAVE_AVX512
+    if (__builtin_cpu_supports("avx512bw"))
+        return APS_JSON_ISA_AVX512;
+#endif
 #if APS_JSON_HAVE_AVX2
     if (__builtin_cpu_supports("avx2"))
         return APS_JSON_ISA_AVX2;
@@ -412,6 +514,10 @@ static inline aps_json_isa best_isa(void)
  */
 static inline const char *scan_string_isa(aps_json_isa isa, const char *s, const char *end, int *escaped)
 {
+#if APS_JSON_HAVE_AVX512
+    if (isa == APS_JSON_ISA_AVX512)
+        return string_avx512(s, end, escaped);
+#endif
 #if APS_JSON_HAVE_AVX2
     if (isa == APS_JSON_ISA_AVX2)
         return string_avx2(s, end, escaped);
@@ -674,6 +780,10 @@ aps_json_isa aps_json_impl_skip_isa(aps_json_isa isa)
         return best_isa();
     if (isa == APS_JSON_ISA_SCALAR)
         return isa;
+#if APS_JSON_HAVE_AVX512
+    if (isa == APS_JSON_ISA_AVX512 && __builtin_cpu_supports("avx512bw"))
+        return isa;
+#endif
 #if APS_JSON_HAVE_AVX2
     if (isa == APS_JSON_ISA_AVX2 && __builtin_cpu_supports("avx2"))
         return isa;

@@ -25,7 +25,7 @@
 #include <dirent.h>
 #include <stdlib.h>
 
-static const aps_json_isa isas[] = { APS_JSON_ISA_SSE2, APS_JSON_ISA_NEON, APS_JSON_ISA_AVX2 };
+static const aps_json_isa isas[] = { APS_JSON_ISA_SSE2, APS_JSON_ISA_NEON, APS_JSON_ISA_AVX2, APS_JSON_ISA_AVX512 };
 static size_t texts, accepted, compared;
 
 /* One way of skipping, where it stopped as an offset (-1: gave up). */
@@ -157,7 +157,10 @@ int main(int argc, char **argv)
     int i, have = 0;
     for (i = 0; i < (int)(sizeof isas / sizeof *isas); i++)
         if (aps_json_impl_skip_isa(isas[i]) == isas[i]) {
-            printf("vector scan: %s\n", isas[i] == APS_JSON_ISA_SSE2 ? "SSE2" : isas[i] == APS_JSON_ISA_NEON ? "NEON" : "AVX2");
+            printf("vector scan: %s\n", isas[i] == APS_JSON_ISA_SSE2   ? "SSE2"
+                                          : isas[i] == APS_JSON_ISA_NEON ? "NEON"
+                                          : isas[i] == APS_JSON_ISA_AVX2 ? "AVX2"
+                                                                         : "AVX-512BW");
             have = 1;
         }
     if (!have)

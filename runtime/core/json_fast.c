@@ -241,16 +241,35 @@ STRING_SCAN const char *string_scalar(const char *s, const char *end, int *escap
 
 /*
  * The block loop of one instruction set, W bytes a step: LOAD(v, p) loads
- * the block at p, CLASSIFY(v, &m) and UTF8(v, &u) compare it. The last
+ * the block at p, CLASSIFY(v, &m) compares it, UTF8_OK(v, &prev, &m, &st,
+ * upto) checks its UTF-8 (prev: the block before). The last
  * bytes are copied into a block of zeros (never read past end); the zeros
  * are control characters, so a scan reaching them fails. One branch per
  * step, taken at the string's end or on what needs a closer look (a \u
  * escape, an error): a text of accented words and escapes costs little
  * more than plain ASCII.
  */
-#define STRING_LOOP(VEC, W, LOAD, CLASSIFY, UTF8)                                                           \
+/*
+ * UTF8_OK by the masks of utf8_block, for a UTF8(v, &u) that compares the
+ * block: only where a byte past ASCII is (or was wanted), so that ASCII
+ * text costs one test a block.
+ */
+#define UTF8_BY_MASKS(ATTR, VEC, W, UTF8, NAME)                                                           \
+    static inline ATTR int NAME(VEC v, VEC *prev, const str_masks *m, str_state *st, uint64_t upto)       \
+    {                                                                                                     \
+        utf8_masks um;                                                                                    \
+        (void)prev;                                                                                       \
+        if (APS_SCAN_LIKELY((m->high | st->need) == 0))                                                   \
+            return 1;                                                                                     \
+        UTF8(v, &um);                                                                                     \
+        return utf8_block(&um, m->high, &st->need, upto, (W));                                            \
+    }
+
+#define STRING_LOOP(VEC, W, LOAD, CLASSIFY, UTF8_OK)                                                        \
     str_state st;                                                                                       \
+    VEC prev; /* the block before, for UTF8_OK's look back; zeros (ASCII) before the first */           \
     memset(&st, 0, sizeof st);                                                                          \
+    memset(&prev, 0, sizeof prev);                                                                      \
     for (;; s += (W)) {                                                                                 \
         char tail[W];                                                                                   \
         VEC v;                                                                                          \
@@ -268,12 +287,8 @@ STRING_SCAN const char *string_scalar(const char *s, const char *end, int *escap
         }                                                                                               \
         CLASSIFY(v, &m);                                                                                \
         stop = block_stop(&st, &m, (W), &esc, &upto);                                                   \
-        if (APS_SCAN_UNLIKELY((m.high | st.need) != 0)) {                                               \
-            utf8_masks um;                                                                              \
-            UTF8(v, &um);                                                                               \
-            if (!utf8_block(&um, m.high, &st.need, upto, (W)))                                          \
-                return NULL;                                                                            \
-        }                                                                                               \
+        if (!UTF8_OK(v, &prev, &m, &st, upto))                                                          \
+            return NULL;                                                                                \
         if (!block_rest(&st, &m, esc, stop, upto, s, end, &out, escaped, (W)))                          \
             return out;                                                                                 \
     }
@@ -319,9 +334,11 @@ static inline void utf8_sse2(__m128i v, utf8_masks *m)
 #undef SSE_GT
 }
 
+UTF8_BY_MASKS(, __m128i, 16, utf8_sse2, utf8_ok_sse2)
+
 STRING_SCAN const char *string_sse2(const char *s, const char *end, int *escaped)
 {
-    STRING_LOOP(__m128i, 16, SSE_LOAD, classify_sse2, utf8_sse2)
+    STRING_LOOP(__m128i, 16, SSE_LOAD, classify_sse2, utf8_ok_sse2)
 }
 #endif
 
@@ -370,18 +387,86 @@ static inline AVX_TARGET void utf8_avx2(__m256i v, utf8_masks *m)
 #undef AVX_GT
 }
 
+UTF8_BY_MASKS(AVX_TARGET, __m256i, 32, utf8_avx2, utf8_ok_avx2)
+
 STRING_SCAN AVX_TARGET const char *string_avx2(const char *s, const char *end, int *escaped)
 {
-    STRING_LOOP(__m256i, 32, avx2_load, classify_avx2, utf8_avx2)
+    STRING_LOOP(__m256i, 32, avx2_load, classify_avx2, utf8_ok_avx2)
 }
 #endif
 
 #if APS_JSON_HAVE_AVX512
 /* AVX-512BW compares straight into 64-bit masks: no mask moves, and the
- * block's mask logic (escapes, ends, UTF-8) runs once per 64 bytes instead
- * of twice. */
+ * block's mask logic (escapes, ends) runs once per 64 bytes instead of
+ * twice. Its UTF-8 check is not utf8_block's but table lookups on the
+ * bytes themselves (below), a fixed 20 instructions a block. */
 #define AVX512_TARGET __attribute__((target("avx512bw")))
-#define AVX512_EQ(c) ((uint64_t)_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8((char)(c))))
+
+/* The bytes compared with and the lookup tables, each in a 64-byte row
+ * that the instructions read from memory: set1 constants were broadcast
+ * from a register again in every block (the loop's calls clobber every
+ * vector register). ROWS hides the rows' contents from the compiler, which
+ * otherwise turns the loads back into those broadcasts. */
+#define SPLAT_ROW(c) { APS_JSON_R64((unsigned char)(c)) }
+#define APS_JSON_R4(c) c, c, c, c
+#define APS_JSON_R16(c) APS_JSON_R4(c), APS_JSON_R4(c), APS_JSON_R4(c), APS_JSON_R4(c)
+#define APS_JSON_R64(c) APS_JSON_R16(c), APS_JSON_R16(c), APS_JSON_R16(c), APS_JSON_R16(c)
+#define TABLE_ROW(...) { __VA_ARGS__, __VA_ARGS__, __VA_ARGS__, __VA_ARGS__ } /* a 16-byte table in each lane */
+enum {
+    K_QUOTE, K_BACKSLASH, K_CTL, K_SLASH, K_B, K_F, K_N, K_R, K_T, K_U, K_CASE, K_ZERO, K_NINE, K_A, K_FIVE, K_D,
+    K_NIBBLE, K_THIRD, K_FOURTH, K_BIT7, K_BYTE1_HIGH, K_BYTE1_LOW, K_BYTE2_HIGH, K_COUNT
+};
+/* What a pair of bytes (byte 1, then byte 2) can be wrong in, one bit each,
+ * looked up by byte 1's high and low nibble and byte 2's high nibble: the
+ * pair is wrong where all three lookups share a bit (Keiser and Lemire,
+ * "Validating UTF-8 in less than one instruction per byte", 2021; simdjson's
+ * tables). */
+enum {
+    U_TOO_SHORT = 1 << 0,  /* a lead byte (or ASCII) followed by a lead byte or ASCII */
+    U_TOO_LONG = 1 << 1,   /* ASCII followed by a continuation */
+    U_OVERLONG_3 = 1 << 2, /* E0 80..9F */
+    U_TOO_LARGE = 1 << 3,  /* F4 90..BF, F5..FF 80..BF */
+    U_SURROGATE = 1 << 4,  /* ED A0..BF */
+    U_OVERLONG_2 = 1 << 5, /* C0, C1 */
+    U_TOO_LARGE_1000 = 1 << 6, /* F5..FF 80..8F; shares its bit with U_OVERLONG_4 (F0 80..8F) */
+    U_OVERLONG_4 = 1 << 6,
+    U_TWO_CONTS = 1 << 7, /* a continuation followed by a continuation: right only after a 3- or 4-byte lead */
+    U_CARRY = U_TOO_SHORT | U_TOO_LONG | U_TWO_CONTS
+};
+static const uint8_t avx512_rows[K_COUNT][64] __attribute__((aligned(64))) = {
+    SPLAT_ROW('"'), SPLAT_ROW('\\'), SPLAT_ROW(0x1F), SPLAT_ROW('/'), SPLAT_ROW('b'), SPLAT_ROW('f'),
+    SPLAT_ROW('n'), SPLAT_ROW('r'), SPLAT_ROW('t'), SPLAT_ROW('u'), SPLAT_ROW(0x20), SPLAT_ROW('0'),
+    SPLAT_ROW(9), SPLAT_ROW('a'), SPLAT_ROW(5), SPLAT_ROW('d'), SPLAT_ROW(0x0F),
+    SPLAT_ROW(0xE0 - 0x80), /* a byte 2 after an E0..FF saturates to 0x80 or more: a third byte */
+    SPLAT_ROW(0xF0 - 0x80), /* the same 3 after F0..FF: a fourth */
+    SPLAT_ROW(0x80),
+    TABLE_ROW(U_TOO_LONG, U_TOO_LONG, U_TOO_LONG, U_TOO_LONG, U_TOO_LONG, U_TOO_LONG, U_TOO_LONG, U_TOO_LONG,
+              U_TWO_CONTS, U_TWO_CONTS, U_TWO_CONTS, U_TWO_CONTS, U_TOO_SHORT | U_OVERLONG_2, U_TOO_SHORT,
+              U_TOO_SHORT | U_OVERLONG_3 | U_SURROGATE, U_TOO_SHORT | U_TOO_LARGE | U_TOO_LARGE_1000 | U_OVERLONG_4),
+    TABLE_ROW(U_CARRY | U_OVERLONG_3 | U_OVERLONG_2 | U_OVERLONG_4, U_CARRY | U_OVERLONG_2, U_CARRY, U_CARRY,
+              U_CARRY | U_TOO_LARGE, U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000,
+              U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000, U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000,
+              U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000, U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000,
+              U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000, U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000,
+              U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000, U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000 | U_SURROGATE,
+              U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000, U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000),
+    TABLE_ROW(U_TOO_SHORT, U_TOO_SHORT, U_TOO_SHORT, U_TOO_SHORT, U_TOO_SHORT, U_TOO_SHORT, U_TOO_SHORT,
+              U_TOO_SHORT, U_TOO_LONG | U_OVERLONG_2 | U_TWO_CONTS | U_OVERLONG_3 | U_TOO_LARGE_1000 | U_OVERLONG_4,
+              U_TOO_LONG | U_OVERLONG_2 | U_TWO_CONTS | U_OVERLONG_3 | U_TOO_LARGE,
+              U_TOO_LONG | U_OVERLONG_2 | U_TWO_CONTS | U_SURROGATE | U_TOO_LARGE,
+              U_TOO_LONG | U_OVERLONG_2 | U_TWO_CONTS | U_SURROGATE | U_TOO_LARGE, U_TOO_SHORT, U_TOO_SHORT,
+              U_TOO_SHORT, U_TOO_SHORT)
+};
+#undef SPLAT_ROW
+#undef TABLE_ROW
+#undef APS_JSON_R4
+#undef APS_JSON_R16
+#undef APS_JSON_R64
+#define ROWS(r)                         \
+    const uint8_t(*r)[64] = avx512_rows; \
+    __asm__("" : "+r"(r))
+#define K(i) _mm512_load_si512((const void *)rows[i])
+#define AVX512_EQ(i) ((uint64_t)_mm512_cmpeq_epi8_mask(v, K(i)))
 
 static inline AVX512_TARGET __m512i avx512_load(const char *p)
 {
@@ -390,46 +475,61 @@ static inline AVX512_TARGET __m512i avx512_load(const char *p)
 
 static inline AVX512_TARGET void classify_avx512(__m512i v, str_masks *m)
 {
-    m->q = AVX512_EQ('"');
-    m->bs = AVX512_EQ('\\');
-    m->ctl = (uint64_t)_mm512_cmple_epu8_mask(v, _mm512_set1_epi8(0x1F));
-    m->high = (uint64_t)_mm512_movepi8_mask(v);
-    m->letters = AVX512_EQ('/') | AVX512_EQ('b') | AVX512_EQ('f') | AVX512_EQ('n') | AVX512_EQ('r') | AVX512_EQ('t');
-    m->u = AVX512_EQ('u');
-    {
-        /* for block_rest's \u check: hex digits are v - '0' <= 9 or
-         * (v | 0x20) - 'a' <= 5, unsigned */
-        __m512i lower = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
-        m->hex = (uint64_t)(_mm512_cmple_epu8_mask(_mm512_sub_epi8(v, _mm512_set1_epi8('0')), _mm512_set1_epi8(9)) |
-                            _mm512_cmple_epu8_mask(_mm512_sub_epi8(lower, _mm512_set1_epi8('a')), _mm512_set1_epi8(5)));
-        m->d = (uint64_t)_mm512_cmpeq_epi8_mask(lower, _mm512_set1_epi8('d'));
-    }
+    ROWS(rows);
+    __m512i lower = _mm512_or_si512(v, K(K_CASE));
+    m->q = AVX512_EQ(K_QUOTE);
+    m->bs = AVX512_EQ(K_BACKSLASH);
+    m->ctl = (uint64_t)_mm512_cmple_epu8_mask(v, K(K_CTL));
+    m->high = 0; /* not asked: utf8_ok_avx512 checks every block */
+    m->letters = AVX512_EQ(K_SLASH) | AVX512_EQ(K_B) | AVX512_EQ(K_F) | AVX512_EQ(K_N) | AVX512_EQ(K_R) |
+                 AVX512_EQ(K_T);
+    m->u = AVX512_EQ(K_U);
+    /* for block_rest's \u check: hex digits are v - '0' <= 9 or
+     * (v | 0x20) - 'a' <= 5, unsigned */
+    m->hex = (uint64_t)(_mm512_cmple_epu8_mask(_mm512_sub_epi8(v, K(K_ZERO)), K(K_NINE)) |
+                        _mm512_cmple_epu8_mask(_mm512_sub_epi8(lower, K(K_A)), K(K_FIVE)));
+    m->d = (uint64_t)_mm512_cmpeq_epi8_mask(lower, K(K_D));
 }
 
-static inline AVX512_TARGET void utf8_avx512(__m512i v, utf8_masks *m)
+/*
+ * UTF-8 of RFC 3629 over the block v, *prev the block before (zeros before
+ * the string's first): each byte is judged with the one to three before it
+ * by the lookups above, so an error shows at or before the first byte that
+ * cannot follow (a closing quote after a lead byte included) and only the
+ * bytes in `upto` count, as in utf8_block. No branch: in text with accented
+ * words most blocks have a byte past ASCII, and a branch on it was
+ * mispredicted where the mask check's cost would have needed it.
+ */
+static inline AVX512_TARGET int utf8_ok_avx512(__m512i v, __m512i *prev, const str_masks *m, str_state *st,
+                                              uint64_t upto)
 {
-    /* Signed compares, as in utf8_sse2. */
-#define AVX512_LT(x) ((uint64_t)_mm512_cmplt_epi8_mask(v, _mm512_set1_epi8((char)(x))))
-#define AVX512_GT(x) ((uint64_t)_mm512_cmpgt_epi8_mask(v, _mm512_set1_epi8((char)(x))))
-    m->lt_c0 = AVX512_LT(0xC0);
-    m->gt_df = AVX512_GT(0xDF);
-    m->gt_ef = AVX512_GT(0xEF);
-    m->lt_a0 = AVX512_LT(0xA0);
-    m->lt_90 = AVX512_LT(0x90);
-    m->lt_c2 = AVX512_LT(0xC2);
-    m->gt_f4 = AVX512_GT(0xF4);
-    m->e0 = AVX512_EQ(0xE0);
-    m->ed = AVX512_EQ(0xED);
-    m->f0 = AVX512_EQ(0xF0);
-    m->f4 = AVX512_EQ(0xF4);
-#undef AVX512_LT
-#undef AVX512_GT
+    ROWS(rows);
+    /* the block shifted by 1, 2, 3 bytes, the block before's last bytes shifted in */
+    __m512i joined = _mm512_permutex2var_epi64(*prev, _mm512_set_epi64(13, 12, 11, 10, 9, 8, 7, 6), v);
+    __m512i prev1 = _mm512_alignr_epi8(v, joined, 15), prev2 = _mm512_alignr_epi8(v, joined, 14);
+    __m512i prev3 = _mm512_alignr_epi8(v, joined, 13), nibble = K(K_NIBBLE);
+    __m512i byte1_high = _mm512_shuffle_epi8(K(K_BYTE1_HIGH), _mm512_and_si512(_mm512_srli_epi16(prev1, 4), nibble));
+    __m512i byte1_low = _mm512_shuffle_epi8(K(K_BYTE1_LOW), _mm512_and_si512(prev1, nibble));
+    __m512i byte2_high = _mm512_shuffle_epi8(K(K_BYTE2_HIGH), _mm512_and_si512(_mm512_srli_epi16(v, 4), nibble));
+    __m512i special = _mm512_and_si512(_mm512_and_si512(byte1_high, byte1_low), byte2_high);
+    /* a third or fourth byte of a character must be a continuation: that
+     * is what U_TWO_CONTS (bit 7) says it is, so the two cancel */
+    __m512i must = _mm512_and_si512(_mm512_or_si512(_mm512_subs_epu8(prev2, K(K_THIRD)), _mm512_subs_epu8(prev3, K(K_FOURTH))),
+                                    K(K_BIT7));
+    __m512i bad = _mm512_xor_si512(must, special);
+    (void)m;
+    (void)st;
+    *prev = v;
+    return ((uint64_t)_mm512_test_epi8_mask(bad, bad) & upto) == 0;
 }
 
 STRING_SCAN AVX512_TARGET const char *string_avx512(const char *s, const char *end, int *escaped)
 {
-    STRING_LOOP(__m512i, 64, avx512_load, classify_avx512, utf8_avx512)
+    STRING_LOOP(__m512i, 64, avx512_load, classify_avx512, utf8_ok_avx512)
 }
+#undef K
+#undef ROWS
+#undef AVX512_EQ
 #endif
 
 #if APS_JSON_HAVE_NEON
@@ -482,9 +582,11 @@ static inline void utf8_neon(uint8x16_t v, utf8_masks *m)
 #undef NEON_GT
 }
 
+UTF8_BY_MASKS(, uint8x16_t, 16, utf8_neon, utf8_ok_neon)
+
 STRING_SCAN const char *string_neon(const char *s, const char *end, int *escaped)
 {
-    STRING_LOOP(uint8x16_t, 16, NEON_LOAD, classify_neon, utf8_neon)
+    STRING_LOOP(uint8x16_t, 16, NEON_LOAD, classify_neon, utf8_ok_neon)
 }
 #endif
 

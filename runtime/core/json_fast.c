@@ -342,6 +342,48 @@ STRING_SCAN const char *string_sse2(const char *s, const char *end, int *escaped
 }
 #endif
 
+#if APS_JSON_HAVE_AVX2 || APS_JSON_HAVE_AVX512
+/* What a pair of bytes (byte 1, then byte 2) can be wrong in, one bit each,
+ * looked up by byte 1's high and low nibble and byte 2's high nibble: the
+ * pair is wrong where all three lookups share a bit (Keiser and Lemire,
+ * "Validating UTF-8 in less than one instruction per byte", 2021; simdjson's
+ * tables). */
+enum {
+    U_TOO_SHORT = 1 << 0,  /* a lead byte (or ASCII) followed by a lead byte or ASCII */
+    U_TOO_LONG = 1 << 1,   /* ASCII followed by a continuation */
+    U_OVERLONG_3 = 1 << 2, /* E0 80..9F */
+    U_TOO_LARGE = 1 << 3,  /* F4 90..BF, F5..FF 80..BF */
+    U_SURROGATE = 1 << 4,  /* ED A0..BF */
+    U_OVERLONG_2 = 1 << 5, /* C0, C1 */
+    U_TOO_LARGE_1000 = 1 << 6, /* F5..FF 80..8F; shares its bit with U_OVERLONG_4 (F0 80..8F) */
+    U_OVERLONG_4 = 1 << 6,
+    U_TWO_CONTS = 1 << 7, /* a continuation followed by a continuation: right only after a 3- or 4-byte lead */
+    U_CARRY = U_TOO_SHORT | U_TOO_LONG | U_TWO_CONTS
+};
+/* by byte 1's high nibble */
+#define UTF8_BYTE1_HIGH                                                                                       \
+    U_TOO_LONG, U_TOO_LONG, U_TOO_LONG, U_TOO_LONG, U_TOO_LONG, U_TOO_LONG, U_TOO_LONG, U_TOO_LONG, U_TWO_CONTS, \
+        U_TWO_CONTS, U_TWO_CONTS, U_TWO_CONTS, U_TOO_SHORT | U_OVERLONG_2, U_TOO_SHORT,                       \
+        U_TOO_SHORT | U_OVERLONG_3 | U_SURROGATE, U_TOO_SHORT | U_TOO_LARGE | U_TOO_LARGE_1000 | U_OVERLONG_4
+/* by byte 1's low nibble */
+#define UTF8_BYTE1_LOW                                                                                        \
+    U_CARRY | U_OVERLONG_3 | U_OVERLONG_2 | U_OVERLONG_4, U_CARRY | U_OVERLONG_2, U_CARRY, U_CARRY,            \
+        U_CARRY | U_TOO_LARGE, U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000, U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000, \
+        U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000, U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000,                    \
+        U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000, U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000,                    \
+        U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000, U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000,                    \
+        U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000 | U_SURROGATE, U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000,      \
+        U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000
+/* by byte 2's high nibble */
+#define UTF8_BYTE2_HIGH                                                                                       \
+    U_TOO_SHORT, U_TOO_SHORT, U_TOO_SHORT, U_TOO_SHORT, U_TOO_SHORT, U_TOO_SHORT, U_TOO_SHORT, U_TOO_SHORT,    \
+        U_TOO_LONG | U_OVERLONG_2 | U_TWO_CONTS | U_OVERLONG_3 | U_TOO_LARGE_1000 | U_OVERLONG_4,             \
+        U_TOO_LONG | U_OVERLONG_2 | U_TWO_CONTS | U_OVERLONG_3 | U_TOO_LARGE,                                 \
+        U_TOO_LONG | U_OVERLONG_2 | U_TWO_CONTS | U_SURROGATE | U_TOO_LARGE,                                  \
+        U_TOO_LONG | U_OVERLONG_2 | U_TWO_CONTS | U_SURROGATE | U_TOO_LARGE, U_TOO_SHORT, U_TOO_SHORT,        \
+        U_TOO_SHORT, U_TOO_SHORT
+#endif
+
 #if APS_JSON_HAVE_AVX2
 #define AVX_TARGET __attribute__((target("avx2")))
 #define AVX_MASK(x) ((uint64_t)(uint32_t)_mm256_movemask_epi8(x))
@@ -358,7 +400,7 @@ static inline AVX_TARGET void classify_avx2(__m256i v, str_masks *m)
     m->q = AVX_EQ('"');
     m->bs = AVX_EQ('\\');
     m->ctl = AVX_MASK(_mm256_cmpeq_epi8(_mm256_max_epu8(v, ctl), ctl));
-    m->high = AVX_MASK(v);
+    m->high = 0; /* not asked: utf8_ok_avx2 checks every block */
 #define AVX_V(c) _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c))
     m->letters = AVX_MASK(_mm256_or_si256(_mm256_or_si256(AVX_V('/'), AVX_V('b')),
                                           _mm256_or_si256(_mm256_or_si256(AVX_V('f'), AVX_V('n')),
@@ -367,27 +409,33 @@ static inline AVX_TARGET void classify_avx2(__m256i v, str_masks *m)
     m->u = AVX_EQ('u');
 }
 
-static inline AVX_TARGET void utf8_avx2(__m256i v, utf8_masks *m)
+/* utf8_ok_avx512 with 32 bytes (the tables there). */
+static inline AVX_TARGET int utf8_ok_avx2(__m256i v, __m256i *prev, const str_masks *m, str_state *st, uint64_t upto)
 {
-    /* Signed compares, as in utf8_sse2 (x < c is c > x). */
-#define AVX_LT(x) AVX_MASK(_mm256_cmpgt_epi8(_mm256_set1_epi8((char)(x)), v))
-#define AVX_GT(x) AVX_MASK(_mm256_cmpgt_epi8(v, _mm256_set1_epi8((char)(x))))
-    m->lt_c0 = AVX_LT(0xC0);
-    m->gt_df = AVX_GT(0xDF);
-    m->gt_ef = AVX_GT(0xEF);
-    m->lt_a0 = AVX_LT(0xA0);
-    m->lt_90 = AVX_LT(0x90);
-    m->lt_c2 = AVX_LT(0xC2);
-    m->gt_f4 = AVX_GT(0xF4);
-    m->e0 = AVX_EQ(0xE0);
-    m->ed = AVX_EQ(0xED);
-    m->f0 = AVX_EQ(0xF0);
-    m->f4 = AVX_EQ(0xF4);
-#undef AVX_LT
-#undef AVX_GT
+    static const uint8_t tables[3][32] __attribute__((aligned(32))) = {
+        { UTF8_BYTE1_HIGH, UTF8_BYTE1_HIGH }, { UTF8_BYTE1_LOW, UTF8_BYTE1_LOW }, { UTF8_BYTE2_HIGH, UTF8_BYTE2_HIGH }
+    };
+    const __m256i nibble = _mm256_set1_epi8(0x0F);
+    const __m256i byte1_high_table = _mm256_load_si256((const __m256i *)(const void *)tables[0]);
+    const __m256i byte1_low_table = _mm256_load_si256((const __m256i *)(const void *)tables[1]);
+    const __m256i byte2_high_table = _mm256_load_si256((const __m256i *)(const void *)tables[2]);
+    /* the block shifted by 1, 2, 3 bytes, the block before's last bytes shifted in */
+    __m256i joined = _mm256_permute2x128_si256(*prev, v, 0x21);
+    __m256i prev1 = _mm256_alignr_epi8(v, joined, 15), prev2 = _mm256_alignr_epi8(v, joined, 14);
+    __m256i prev3 = _mm256_alignr_epi8(v, joined, 13);
+    __m256i byte1_high = _mm256_shuffle_epi8(byte1_high_table, _mm256_and_si256(_mm256_srli_epi16(prev1, 4), nibble));
+    __m256i byte1_low = _mm256_shuffle_epi8(byte1_low_table, _mm256_and_si256(prev1, nibble));
+    __m256i byte2_high = _mm256_shuffle_epi8(byte2_high_table, _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble));
+    __m256i special = _mm256_and_si256(_mm256_and_si256(byte1_high, byte1_low), byte2_high);
+    __m256i must = _mm256_and_si256(_mm256_or_si256(_mm256_subs_epu8(prev2, _mm256_set1_epi8((char)(0xE0 - 0x80))),
+                                                    _mm256_subs_epu8(prev3, _mm256_set1_epi8((char)(0xF0 - 0x80)))),
+                                    _mm256_set1_epi8((char)0x80));
+    __m256i bad = _mm256_xor_si256(must, special);
+    (void)m;
+    (void)st;
+    *prev = v;
+    return (~AVX_MASK(_mm256_cmpeq_epi8(bad, _mm256_setzero_si256())) & upto & BLOCK_BITS(32)) == 0;
 }
-
-UTF8_BY_MASKS(AVX_TARGET, __m256i, 32, utf8_avx2, utf8_ok_avx2)
 
 STRING_SCAN AVX_TARGET const char *string_avx2(const char *s, const char *end, int *escaped)
 {
@@ -416,23 +464,6 @@ enum {
     K_QUOTE, K_BACKSLASH, K_CTL, K_SLASH, K_B, K_F, K_N, K_R, K_T, K_U, K_CASE, K_ZERO, K_NINE, K_A, K_FIVE, K_D,
     K_NIBBLE, K_THIRD, K_FOURTH, K_BIT7, K_BYTE1_HIGH, K_BYTE1_LOW, K_BYTE2_HIGH, K_COUNT
 };
-/* What a pair of bytes (byte 1, then byte 2) can be wrong in, one bit each,
- * looked up by byte 1's high and low nibble and byte 2's high nibble: the
- * pair is wrong where all three lookups share a bit (Keiser and Lemire,
- * "Validating UTF-8 in less than one instruction per byte", 2021; simdjson's
- * tables). */
-enum {
-    U_TOO_SHORT = 1 << 0,  /* a lead byte (or ASCII) followed by a lead byte or ASCII */
-    U_TOO_LONG = 1 << 1,   /* ASCII followed by a continuation */
-    U_OVERLONG_3 = 1 << 2, /* E0 80..9F */
-    U_TOO_LARGE = 1 << 3,  /* F4 90..BF, F5..FF 80..BF */
-    U_SURROGATE = 1 << 4,  /* ED A0..BF */
-    U_OVERLONG_2 = 1 << 5, /* C0, C1 */
-    U_TOO_LARGE_1000 = 1 << 6, /* F5..FF 80..8F; shares its bit with U_OVERLONG_4 (F0 80..8F) */
-    U_OVERLONG_4 = 1 << 6,
-    U_TWO_CONTS = 1 << 7, /* a continuation followed by a continuation: right only after a 3- or 4-byte lead */
-    U_CARRY = U_TOO_SHORT | U_TOO_LONG | U_TWO_CONTS
-};
 static const uint8_t avx512_rows[K_COUNT][64] __attribute__((aligned(64))) = {
     SPLAT_ROW('"'), SPLAT_ROW('\\'), SPLAT_ROW(0x1F), SPLAT_ROW('/'), SPLAT_ROW('b'), SPLAT_ROW('f'),
     SPLAT_ROW('n'), SPLAT_ROW('r'), SPLAT_ROW('t'), SPLAT_ROW('u'), SPLAT_ROW(0x20), SPLAT_ROW('0'),
@@ -440,22 +471,7 @@ static const uint8_t avx512_rows[K_COUNT][64] __attribute__((aligned(64))) = {
     SPLAT_ROW(0xE0 - 0x80), /* a byte 2 after an E0..FF saturates to 0x80 or more: a third byte */
     SPLAT_ROW(0xF0 - 0x80), /* the same 3 after F0..FF: a fourth */
     SPLAT_ROW(0x80),
-    TABLE_ROW(U_TOO_LONG, U_TOO_LONG, U_TOO_LONG, U_TOO_LONG, U_TOO_LONG, U_TOO_LONG, U_TOO_LONG, U_TOO_LONG,
-              U_TWO_CONTS, U_TWO_CONTS, U_TWO_CONTS, U_TWO_CONTS, U_TOO_SHORT | U_OVERLONG_2, U_TOO_SHORT,
-              U_TOO_SHORT | U_OVERLONG_3 | U_SURROGATE, U_TOO_SHORT | U_TOO_LARGE | U_TOO_LARGE_1000 | U_OVERLONG_4),
-    TABLE_ROW(U_CARRY | U_OVERLONG_3 | U_OVERLONG_2 | U_OVERLONG_4, U_CARRY | U_OVERLONG_2, U_CARRY, U_CARRY,
-              U_CARRY | U_TOO_LARGE, U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000,
-              U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000, U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000,
-              U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000, U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000,
-              U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000, U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000,
-              U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000, U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000 | U_SURROGATE,
-              U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000, U_CARRY | U_TOO_LARGE | U_TOO_LARGE_1000),
-    TABLE_ROW(U_TOO_SHORT, U_TOO_SHORT, U_TOO_SHORT, U_TOO_SHORT, U_TOO_SHORT, U_TOO_SHORT, U_TOO_SHORT,
-              U_TOO_SHORT, U_TOO_LONG | U_OVERLONG_2 | U_TWO_CONTS | U_OVERLONG_3 | U_TOO_LARGE_1000 | U_OVERLONG_4,
-              U_TOO_LONG | U_OVERLONG_2 | U_TWO_CONTS | U_OVERLONG_3 | U_TOO_LARGE,
-              U_TOO_LONG | U_OVERLONG_2 | U_TWO_CONTS | U_SURROGATE | U_TOO_LARGE,
-              U_TOO_LONG | U_OVERLONG_2 | U_TWO_CONTS | U_SURROGATE | U_TOO_LARGE, U_TOO_SHORT, U_TOO_SHORT,
-              U_TOO_SHORT, U_TOO_SHORT)
+    TABLE_ROW(UTF8_BYTE1_HIGH), TABLE_ROW(UTF8_BYTE1_LOW), TABLE_ROW(UTF8_BYTE2_HIGH)
 };
 #undef SPLAT_ROW
 #undef TABLE_ROW
@@ -594,7 +610,9 @@ STRING_SCAN const char *string_neon(const char *s, const char *end, int *escaped
 static inline aps_json_isa best_isa(void)
 {
 #if APS_JSON_HAVE_AVX512
-    if (__builtin_cpu_supports("avx512bw"))
+    /* Only where 512-bit work does not slow the core down (Ice Lake and
+     * Zen 4 on, which is also simdjson's test: VBMI2 came with them). */
+    if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi2"))
         return APS_JSON_ISA_AVX512;
 #endif
 #if APS_JSON_HAVE_AVX2

@@ -461,18 +461,41 @@ STRING_SCAN AVX_TARGET const char *string_avx2(const char *s, const char *end, i
 #define APS_JSON_R64(c) APS_JSON_R16(c), APS_JSON_R16(c), APS_JSON_R16(c), APS_JSON_R16(c)
 #define TABLE_ROW(...) { __VA_ARGS__, __VA_ARGS__, __VA_ARGS__, __VA_ARGS__ } /* a 16-byte table in each lane */
 enum {
-    K_QUOTE, K_BACKSLASH, K_CTL, K_SLASH, K_B, K_F, K_N, K_R, K_T, K_U, K_CASE, K_ZERO, K_NINE, K_A, K_FIVE, K_D,
-    K_NIBBLE, K_THIRD, K_FOURTH, K_BIT7, K_BYTE1_HIGH, K_BYTE1_LOW, K_BYTE2_HIGH, K_COUNT
+    K_CTL, K_CASE, K_D, K_NIBBLE, K_THIRD, K_FOURTH, K_BIT7, K_BYTE1_HIGH, K_BYTE1_LOW, K_BYTE2_HIGH, K_CLASS_HIGH,
+    K_CLASS_LOW, K_C_QUOTE, K_C_BACKSLASH, K_C_LETTERS, K_C_U, K_C_HEX, K_COUNT
 };
+/* What a byte is for a string's escapes, one bit each, looked up by its
+ * high and low nibble like the UTF-8 tables: each class is one set of high
+ * nibbles by one set of low nibbles, so that the two lookups' AND has the
+ * bit exactly for the class's bytes. One lookup and a test per mask instead
+ * of a compare per byte value (six for the escape letters). */
+enum {
+    C_DIGIT = 1 << 0,     /* 0-9 */
+    C_HEX_LETTER = 1 << 1, /* A-F a-f */
+    C_SLASH = 1 << 2,     /* / */
+    C_QUOTE = 1 << 3,     /* " */
+    C_BACKSLASH = 1 << 4, /* \ */
+    C_BFN = 1 << 5,       /* b f n */
+    C_RT = 1 << 6,        /* r t */
+    C_U = 1 << 7          /* u */
+};
+#define CLASS_HIGH 0, 0, C_SLASH | C_QUOTE, C_DIGIT, C_HEX_LETTER, C_BACKSLASH, C_HEX_LETTER | C_BFN, C_RT | C_U, \
+    0, 0, 0, 0, 0, 0, 0, 0
+#define CLASS_LOW                                                                                              \
+    C_DIGIT, C_DIGIT | C_HEX_LETTER, C_DIGIT | C_HEX_LETTER | C_QUOTE | C_BFN | C_RT, C_DIGIT | C_HEX_LETTER,    \
+        C_DIGIT | C_HEX_LETTER | C_RT, C_DIGIT | C_HEX_LETTER | C_U, C_DIGIT | C_HEX_LETTER | C_BFN, C_DIGIT,   \
+        C_DIGIT, C_DIGIT, 0, 0, C_BACKSLASH, 0, C_BFN, C_SLASH
 static const uint8_t avx512_rows[K_COUNT][64] __attribute__((aligned(64))) = {
-    SPLAT_ROW('"'), SPLAT_ROW('\\'), SPLAT_ROW(0x1F), SPLAT_ROW('/'), SPLAT_ROW('b'), SPLAT_ROW('f'),
-    SPLAT_ROW('n'), SPLAT_ROW('r'), SPLAT_ROW('t'), SPLAT_ROW('u'), SPLAT_ROW(0x20), SPLAT_ROW('0'),
-    SPLAT_ROW(9), SPLAT_ROW('a'), SPLAT_ROW(5), SPLAT_ROW('d'), SPLAT_ROW(0x0F),
+    SPLAT_ROW(0x1F), SPLAT_ROW(0x20), SPLAT_ROW('d'), SPLAT_ROW(0x0F),
     SPLAT_ROW(0xE0 - 0x80), /* a byte 2 after an E0..FF saturates to 0x80 or more: a third byte */
     SPLAT_ROW(0xF0 - 0x80), /* the same 3 after F0..FF: a fourth */
     SPLAT_ROW(0x80),
-    TABLE_ROW(UTF8_BYTE1_HIGH), TABLE_ROW(UTF8_BYTE1_LOW), TABLE_ROW(UTF8_BYTE2_HIGH)
+    TABLE_ROW(UTF8_BYTE1_HIGH), TABLE_ROW(UTF8_BYTE1_LOW), TABLE_ROW(UTF8_BYTE2_HIGH), TABLE_ROW(CLASS_HIGH),
+    TABLE_ROW(CLASS_LOW), SPLAT_ROW(C_QUOTE), SPLAT_ROW(C_BACKSLASH), SPLAT_ROW(C_SLASH | C_BFN | C_RT), SPLAT_ROW(C_U),
+    SPLAT_ROW(C_DIGIT | C_HEX_LETTER)
 };
+#undef CLASS_HIGH
+#undef CLASS_LOW
 #undef SPLAT_ROW
 #undef TABLE_ROW
 #undef APS_JSON_R4
@@ -492,19 +515,19 @@ static inline AVX512_TARGET __m512i avx512_load(const char *p)
 static inline AVX512_TARGET void classify_avx512(__m512i v, str_masks *m)
 {
     ROWS(rows);
-    __m512i lower = _mm512_or_si512(v, K(K_CASE));
-    m->q = AVX512_EQ(K_QUOTE);
-    m->bs = AVX512_EQ(K_BACKSLASH);
+    __m512i nibble = K(K_NIBBLE);
+    __m512i cls = _mm512_and_si512(_mm512_shuffle_epi8(K(K_CLASS_HIGH), _mm512_and_si512(_mm512_srli_epi16(v, 4), nibble)),
+                                   _mm512_shuffle_epi8(K(K_CLASS_LOW), _mm512_and_si512(v, nibble)));
+#define CLASS(i) ((uint64_t)_mm512_test_epi8_mask(cls, K(i)))
+    m->q = CLASS(K_C_QUOTE);
+    m->bs = CLASS(K_C_BACKSLASH);
     m->ctl = (uint64_t)_mm512_cmple_epu8_mask(v, K(K_CTL));
     m->high = 0; /* not asked: utf8_ok_avx512 checks every block */
-    m->letters = AVX512_EQ(K_SLASH) | AVX512_EQ(K_B) | AVX512_EQ(K_F) | AVX512_EQ(K_N) | AVX512_EQ(K_R) |
-                 AVX512_EQ(K_T);
-    m->u = AVX512_EQ(K_U);
-    /* for block_rest's \u check: hex digits are v - '0' <= 9 or
-     * (v | 0x20) - 'a' <= 5, unsigned */
-    m->hex = (uint64_t)(_mm512_cmple_epu8_mask(_mm512_sub_epi8(v, K(K_ZERO)), K(K_NINE)) |
-                        _mm512_cmple_epu8_mask(_mm512_sub_epi8(lower, K(K_A)), K(K_FIVE)));
-    m->d = (uint64_t)_mm512_cmpeq_epi8_mask(lower, K(K_D));
+    m->letters = CLASS(K_C_LETTERS);
+    m->u = CLASS(K_C_U);
+    m->hex = CLASS(K_C_HEX); /* for block_rest's \u check */
+    m->d = (uint64_t)_mm512_cmpeq_epi8_mask(_mm512_or_si512(v, K(K_CASE)), K(K_D));
+#undef CLASS
 }
 
 /*

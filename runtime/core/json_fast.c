@@ -29,17 +29,20 @@
 
 /* ---- string content -----------------------------------------------------
  *
- * A string's content, checked one block of W bytes (16 or 32) a step: each
- * instruction set only loads a block and compares its bytes into bit masks
- * (bit i: byte i); what the masks mean (where the string ends, which bytes
- * are escaped, whether the escapes and the UTF-8 are right) is decided
- * below in plain C, once for every width. So the SSE2 (16 bytes), NEON (16)
- * and AVX2 (32, chosen at run time) scans cannot disagree in their rules,
- * only in their compares, and string_scalar, byte by byte, is the reference
- * they are tested against (tests/jsonskip/test_vector.c, fuzz decode_fast).
+ * A string's content, checked one block of W bytes (16, 32 or 64) a step:
+ * each instruction set only loads a block and compares its bytes into bit
+ * masks (bit i: byte i); what the masks mean (where the string ends, which
+ * bytes are escaped, whether the escapes are right) is decided below in
+ * plain C, once for every width. So the SSE2 (16 bytes), NEON (16), AVX2
+ * (32) and AVX-512BW (64; both chosen at run time) scans cannot disagree in
+ * their rules, only in their compares, and string_scalar, byte by byte, is
+ * the reference they are tested against (tests/jsonskip/test_vector.c, fuzz
+ * decode_fast). UTF-8 is the exception: SSE2 and NEON check it on masks
+ * too (utf8_block), AVX2 and AVX-512 by table lookups with a byte shuffle
+ * (utf8_ok_avx512), which SSE2 does not have; the same tests hold both.
  */
 
-/* What one block's bytes are, as masks; the UTF-8 masks only when it has a byte past ASCII. */
+/* What one block's bytes are, as masks; the UTF-8 masks (SSE2, NEON) only when it has a byte past ASCII. */
 typedef struct str_masks {
     uint64_t q, bs, ctl, high; /* '"', '\\', below 0x20, past ASCII */
     uint64_t letters, u;       /* one of / b f n r t; 'u' */

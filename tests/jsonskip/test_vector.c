@@ -116,8 +116,8 @@ static void check_folder(const char *dir, uint64_t *rng)
 
 /* Pieces of string content, valid or not alone or only next to another. */
 static const char *const pieces[] = {
-    "a", "abcdefghijklmnop", " ", "\\", "\\\\", "\\\\\\", "\\\"", "\\n", "\\/", "\\b", "\\t", "\\x", "\\u",
-    "\\u00e9", "\\u00E9", "\\u12", "\\u1", "\\u123", "\\u12x4", "\\ud7ff", "\\uD7FF", "\\ud83d\\ude00",
+    "a", "abcdefghijklmnop", " ", "\\", "\\\\", "\\\\\\", "\\\"", "\\n", "\\/", "\\b", "\\t", "\\f", "\\r",
+    "\\x", "\\u", "\\u00e9", "\\u00E9", "\\u12", "\\u1", "\\u123", "\\u12x4", "\\ud7ff", "\\uD7FF", "\\ud83d\\ude00",
     "\\uD83D", "\\uDE00", "\\uD83D\\uDE00", "\\uDBFF\\uDFFF", "\\uDC00", "\\uD800\\u0041",
     "u", "\"", "\x01", "\x1F", "\x7F", "\xC3\xA9", "\xC3", "\xA9", "\xE2\x82\xAC", "\xE2\x82", "\xF0\x9F\x98\x80",
     "\xF0\x9F\x98", "\xE0\xA0\x80", "\xE0\x9F\xBF", "\xED\x9F\xBF", "\xED\xA0\x80", "\xF0\x90\x80\x80",

@@ -134,12 +134,12 @@ static void check(fuzz_state *s, const aps_type *t, const char *json, size_t len
 }
 
 /*
- * Every vector string scan of the skip (SSE2, NEON, AVX2: what this build
+ * Every vector string scan of the skip (SSE2, NEON, AVX2, AVX-512BW: what this build
  * and CPU have) stops where the scalar one stops, or gives up with it.
  */
 static void same_as_scalar(const char *json, const char *end, size_t max_depth, int dup)
 {
-    static const aps_json_isa isas[] = { APS_JSON_ISA_SSE2, APS_JSON_ISA_NEON, APS_JSON_ISA_AVX2 };
+    static const aps_json_isa isas[] = { APS_JSON_ISA_SSE2, APS_JSON_ISA_NEON, APS_JSON_ISA_AVX2, APS_JSON_ISA_AVX512 };
     const char *start = aps_scan_ws(json, end);
     const char *scalar = aps_json_impl_skip_with(APS_JSON_ISA_SCALAR, start, end, max_depth, dup, 0);
     const char *compact = aps_json_impl_skip_with(APS_JSON_ISA_SCALAR, json, end, max_depth, 0, 1);

@@ -50,9 +50,9 @@ int main(void)
     char text[600];
     size_t cases, valid = 0, npieces = sizeof pieces / sizeof *pieces;
     for (cases = 0; cases < 200000; cases++) {
-        size_t n = 0, k, count = (size_t)(test_rand(&rng) % 24), pad = (size_t)(test_rand(&rng) % 32);
+        size_t n = 0, k, count = (size_t)(test_rand(&rng) % 24), pad = (size_t)(test_rand(&rng) % 64);
         int in_object = (int)(test_rand(&rng) % 2), closed = test_rand(&rng) % 16 != 0, ok;
-        /* Leading blanks move every later byte across the 16-byte steps. */
+        /* Leading blanks move every later byte across the steps (up to 64 bytes). */
         memset(text, ' ', pad);
         n = pad;
         memcpy(text + n, in_object ? "{\"k\":\"" : "[\"", in_object ? 6 : 2);

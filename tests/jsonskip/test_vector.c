@@ -1,7 +1,7 @@
 /*
  * test_vector.c - the validating skip's vector string scans (SSE2, NEON,
- * AVX2: whichever this build and CPU have) against its scalar one, byte by
- * byte, and the skip's verdicts against the pull reader's.
+ * AVX2, AVX-512BW: whichever this build and CPU have) against its scalar
+ * one, byte by byte, and the skip's verdicts against the pull reader's.
  *
  * Every input is checked through every instruction set the skip has
  * (aps_json_impl_skip_with), as aps_json_impl_skip_fast with and without
@@ -12,7 +12,7 @@
  * reader's whenever the text is bad). Inputs: the files of the folders
  * named on the command line (the JSON test suite, the fuzz corpora), each
  * also mutated, and generated strings of escapes, UTF-8 and control bytes
- * at every position around the 16- and 32-byte blocks. Each text sits
+ * at every position around the 16-, 32- and 64-byte blocks. Each text sits
  * alone in a buffer of its exact size, so that a read past its end shows
  * under the sanitizers.
  */
@@ -25,7 +25,7 @@
 #include <dirent.h>
 #include <stdlib.h>
 
-static const aps_json_isa isas[] = { APS_JSON_ISA_SSE2, APS_JSON_ISA_NEON, APS_JSON_ISA_AVX2 };
+static const aps_json_isa isas[] = { APS_JSON_ISA_SSE2, APS_JSON_ISA_NEON, APS_JSON_ISA_AVX2, APS_JSON_ISA_AVX512 };
 static size_t texts, accepted, compared;
 
 /* One way of skipping, where it stopped as an offset (-1: gave up). */
@@ -116,8 +116,9 @@ static void check_folder(const char *dir, uint64_t *rng)
 
 /* Pieces of string content, valid or not alone or only next to another. */
 static const char *const pieces[] = {
-    "a", "abcdefghijklmnop", " ", "\\", "\\\\", "\\\\\\", "\\\"", "\\n", "\\/", "\\b", "\\t", "\\x", "\\u",
-    "\\u00e9", "\\u12", "\\uD83D", "\\uDE00", "\\uD83D\\uDE00", "\\uDBFF\\uDFFF", "\\uDC00", "\\uD800\\u0041",
+    "a", "abcdefghijklmnop", " ", "\\", "\\\\", "\\\\\\", "\\\"", "\\n", "\\/", "\\b", "\\t", "\\f", "\\r",
+    "\\x", "\\u", "\\u00e9", "\\u00E9", "\\u12", "\\u1", "\\u123", "\\u12x4", "\\ud7ff", "\\uD7FF", "\\ud83d\\ude00",
+    "\\uD83D", "\\uDE00", "\\uD83D\\uDE00", "\\uDBFF\\uDFFF", "\\uDC00", "\\uD800\\u0041",
     "u", "\"", "\x01", "\x1F", "\x7F", "\xC3\xA9", "\xC3", "\xA9", "\xE2\x82\xAC", "\xE2\x82", "\xF0\x9F\x98\x80",
     "\xF0\x9F\x98", "\xE0\xA0\x80", "\xE0\x9F\xBF", "\xED\x9F\xBF", "\xED\xA0\x80", "\xF0\x90\x80\x80",
     "\xF0\x8F\xBF\xBF", "\xF4\x8F\xBF\xBF", "\xF4\x90\x80\x80", "\xC0\xAF", "\xC1\xBF", "\xC2\x80",
@@ -151,19 +152,53 @@ static void check_generated(uint64_t *rng, size_t count)
     }
 }
 
+/* Each piece at every place of a 64-byte block (and so of the 16- and
+ * 32-byte ones), after plain ASCII and after a character past it: where a
+ * \u escape's digits, a surrogate pair or a character are cut by a block's
+ * end is a case each scan carries to the next block. */
+static void check_every_place(void)
+{
+    char text[256];
+    size_t npieces = sizeof pieces / sizeof *pieces, k, at, lead;
+    for (k = 0; k < npieces; k++) {
+        for (lead = 0; lead < 2; lead++) {
+            for (at = 0; at < 130; at++) {
+                size_t n, len = strlen(pieces[k]);
+                memcpy(text, "[\"", 2);
+                n = 2;
+                if (lead) { /* a character past ASCII first: the plain scan stops there */
+                    memcpy(text + n, "\xC3\xA9", 2);
+                    n += 2;
+                }
+                memset(text + n, 'a', at);
+                n += at;
+                memcpy(text + n, pieces[k], len);
+                n += len;
+                memcpy(text + n, "\"]", 2);
+                n += 2;
+                check_text(text, n, "every place");
+            }
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     uint64_t rng = 20261128;
     int i, have = 0;
     for (i = 0; i < (int)(sizeof isas / sizeof *isas); i++)
         if (aps_json_impl_skip_isa(isas[i]) == isas[i]) {
-            printf("vector scan: %s\n", isas[i] == APS_JSON_ISA_SSE2 ? "SSE2" : isas[i] == APS_JSON_ISA_NEON ? "NEON" : "AVX2");
+            printf("vector scan: %s\n", isas[i] == APS_JSON_ISA_SSE2   ? "SSE2"
+                                          : isas[i] == APS_JSON_ISA_NEON ? "NEON"
+                                          : isas[i] == APS_JSON_ISA_AVX2 ? "AVX2"
+                                                                         : "AVX-512BW");
             have = 1;
         }
     if (!have)
         printf("no vector scan in this build: the scalar one only, against the reader\n");
     for (i = 1; i < argc; i++)
         check_folder(argv[i], &rng);
+    check_every_place();
     check_generated(&rng, 200000);
     printf("%zu texts, %zu accepted, %zu vector skips compared with the scalar one\n", texts, accepted, compared);
     CHECK(accepted > texts / 50);

@@ -23,8 +23,10 @@
  * run time); NEON where the build targets it. */
 #if defined(__x86_64__) && defined(__SSE2__) && (defined(__GNUC__) || defined(__clang__))
 #define APS_JSON_HAVE_AVX2 1
+#define APS_JSON_HAVE_AVX512 1 /* AVX-512BW, the same way */
 #else
 #define APS_JSON_HAVE_AVX2 0
+#define APS_JSON_HAVE_AVX512 0
 #endif
 #if defined(__ARM_NEON) && !defined(__SSE2__)
 #define APS_JSON_HAVE_NEON 1
@@ -101,7 +103,7 @@ const char *aps_json_impl_skip_compact(const char *p, const char *end, size_t ro
 
 /*
  * Which string scan the validating skip uses: string content is checked a
- * block of 16 (SSE2, NEON) or 32 (AVX2) bytes a step, or byte by byte
+ * block of 16 (SSE2, NEON), 32 (AVX2) or 64 (AVX-512BW) bytes a step, or byte by byte
  * (scalar). The entries above take the widest this build and CPU have;
  * tests hold each to the scalar one with aps_json_impl_skip_with.
  */
@@ -110,7 +112,8 @@ typedef enum aps_json_isa {
     APS_JSON_ISA_SCALAR,   /* no vector step anywhere in the skip */
     APS_JSON_ISA_SSE2,
     APS_JSON_ISA_NEON,
-    APS_JSON_ISA_AVX2
+    APS_JSON_ISA_AVX2,
+    APS_JSON_ISA_AVX512    /* AVX-512BW, 64 bytes a step */
 } aps_json_isa;
 
 /* `isa` when this build and CPU have it (AUTO: the one the skip uses), else APS_JSON_ISA_AUTO. */

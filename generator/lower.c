@@ -2949,40 +2949,44 @@ static void name_alternatives(lower *L, ir_type *node)
     }
 }
 
-static const ir_literal *sort_values; /* qsort has no context argument: the values being ordered */
-
-static int compare_value_index(const void *pa, const void *pb)
+/*
+ * qsort's order of two of an enum's values, given as pointers into its
+ * array (qsort passes no context, so the element carries it): integers by
+ * value, texts by length then bytes, ties by position in the array (one
+ * array, so the pointers compare).
+ */
+static int compare_values(const void *pa, const void *pb)
 {
-    unsigned ia = *(const unsigned *)pa, ib = *(const unsigned *)pb;
-    const ir_literal *a = &sort_values[ia], *b = &sort_values[ib];
-    int c;
+    const ir_literal *a = *(const ir_literal *const *)pa, *b = *(const ir_literal *const *)pb;
+    int by_place = (a > b) - (a < b), c;
     if (a->kind != IR_LIT_TEXT) { /* integers: by value (INT holds the negative ones) */
         int an = a->kind == IR_LIT_INT && a->i < 0, bn = b->kind == IR_LIT_INT && b->i < 0;
         if (an != bn)
             return an ? -1 : 1;
         if (an)
-            return a->i != b->i ? (a->i < b->i ? -1 : 1) : (ia > ib) - (ia < ib);
+            return a->i != b->i ? (a->i < b->i ? -1 : 1) : by_place;
         {
             uint64_t au = a->kind == IR_LIT_INT ? (uint64_t)a->i : a->u, bu = b->kind == IR_LIT_INT ? (uint64_t)b->i : b->u;
-            return au != bu ? (au < bu ? -1 : 1) : (ia > ib) - (ia < ib);
+            return au != bu ? (au < bu ? -1 : 1) : by_place;
         }
     }
     if (a->text.len != b->text.len)
         return a->text.len < b->text.len ? -1 : 1;
     c = a->text.len == 0 ? 0 : memcmp(a->text.ptr, b->text.ptr, a->text.len);
-    return c != 0 ? c : (ia > ib) - (ia < ib);
+    return c != 0 ? c : by_place;
 }
 
 /* A wide enum's index, ordered as aps_schema_enum_find searches it: by length, then bytes. */
 static unsigned *sorted_values(lower *L, const ir_type *t)
 {
-    unsigned *idx = cddl_alloc(L->ctx, (t->nvalues ? t->nvalues : 1) * sizeof *idx);
-    size_t i;
+    size_t i, n = t->nvalues ? t->nvalues : 1;
+    unsigned *idx = cddl_alloc(L->ctx, n * sizeof *idx);
+    const ir_literal **order = cddl_alloc(L->ctx, n * sizeof *order);
     for (i = 0; i < t->nvalues; i++)
-        idx[i] = (unsigned)i;
-    sort_values = t->values;
-    qsort(idx, t->nvalues, sizeof *idx, compare_value_index);
-    sort_values = NULL;
+        order[i] = &t->values[i];
+    qsort(order, t->nvalues, sizeof *order, compare_values);
+    for (i = 0; i < t->nvalues; i++)
+        idx[i] = (unsigned)(order[i] - t->values);
     return idx;
 }
 

@@ -219,7 +219,7 @@ static void index_rules(schema *s)
         e.name = sym->name;
         e.cname = cddl_strdup(&s->ctx, sym->name.ptr, sym->name.len);
         e.sym = sym;
-        e.loc = (sym->def ? sym->def : sym->alts[0])->name_loc;
+        e.loc = sema_first_rule(sym)->name_loc;
         cddl_push(&s->ctx, &s->rules, &s->nrules, sizeof e, &e);
     }
     /* Lowering gives a rule's type the location of the rule's name, and no other type has it. */

@@ -186,7 +186,7 @@ static int find_param(const lower_env *env, ast_str name, const ast_type **arg, 
 static int rule_env(const sema_symbol *sym, const ast_type *use, const lower_env *env, lower_env *inner,
                     const lower_env **benv)
 {
-    const ast_rule *def = sym->def ? sym->def : sym->alts[0];
+    const ast_rule *def = sema_first_rule(sym);
     if (def->nparams == 0) {
         *benv = NULL;
         return 1;
@@ -841,7 +841,7 @@ static const sema_symbol *alias_of(lower *L, const sema_symbol *sym)
     while (ast_paren_inner(t) != NULL)
         t = ast_paren_inner(t);
     if (t->kind != AST_T_NAME || t->u.name.args.count != 0 || (to = symbol_of(L, t->u.name.name)) == NULL ||
-        to->from_prelude || to->kind != SEMA_TYPE || (to->def ? to->def : to->alts[0])->nparams > 0)
+        to->from_prelude || to->kind != SEMA_TYPE || sema_first_rule(to)->nparams > 0)
         return NULL;
     return to;
 }
@@ -877,7 +877,7 @@ static ir_type *lower_rule(lower *L, const sema_symbol *sym, const ast_type *use
 
 static ir_type *lower_rule_of(lower *L, const sema_symbol *sym, const ast_type *use, const lower_env *env)
 {
-    const ast_rule *def = sym->def ? sym->def : sym->alts[0];
+    const ast_rule *def = sema_first_rule(sym);
     ir_type *node;
     lower_env inner;
     const char *c_name = stem(L, sym->name);
@@ -895,7 +895,7 @@ static ir_type *lower_rule_of(lower *L, const sema_symbol *sym, const ast_type *
         if (L->by_symbol[sym->order] != NULL)
             return L->by_symbol[sym->order];
         for (cur = sym; cur != NULL && L->by_symbol[cur->order] == NULL; cur = alias_of(L, cur)) {
-            const ast_rule *d = cur->def ? cur->def : cur->alts[0];
+            const ast_rule *d = sema_first_rule(cur);
             node = new_type(L, IR_ANY, str0(L, cur->name), stem(L, cur->name), d->name_loc);
             node->doc = d->doc;
             L->by_symbol[cur->order] = node;
@@ -1033,7 +1033,7 @@ static ir_type *lower_group_rule(lower *L, const sema_symbol *sym, const lower_e
     if (L->group_unions[sym->order] != NULL)
         return L->group_unions[sym->order];
     if (body == NULL || body->kind != AST_T_PAREN) {
-        ERR(L, sym->def ? sym->def->name_loc : sym->alts[0]->name_loc,
+        ERR(L, sema_first_rule(sym)->name_loc,
             "group '%.*s' cannot be read as a type", NAMEF(sym->name));
         return &L->prim[P_ANY];
     }
@@ -1090,7 +1090,7 @@ static void enum_entry(lower *L, const ast_entry *e, const ast_type ***items, si
     }
     if (e->key_kind == AST_KEY_NONE && e->type->kind == AST_T_NAME &&
         (sym = symbol_of(L, e->type->u.name.name)) != NULL && sym->kind == SEMA_GROUP && !sym->from_prelude) {
-        if ((sym->def ? sym->def : sym->alts[0])->nparams > 0) {
+        if (sema_first_rule(sym)->nparams > 0) {
             ERR(L, e->type->loc, "an enumeration of a generic group is not supported");
             return;
         }
@@ -1200,7 +1200,7 @@ static int bit_numbers(lower *L, const ast_type *t, const lower_env *env, uint64
             return bit_numbers(L, arg, caller, allowed, depth + 1);
         sym = symbol_of(L, t->u.name.name);
         if (sym == NULL || sym->from_prelude || sym->kind != SEMA_TYPE ||
-            (sym->def ? sym->def : sym->alts[0])->nparams > 0)
+            sema_first_rule(sym)->nparams > 0)
             return 0;
         if (!first_visit(L, sym))
             return 1;
@@ -3351,7 +3351,7 @@ static void break_value_cycles(lower *L, ir_type *t, int depth)
  */
 static int skip_rule(lower *L, const sema_symbol *sym, int asked)
 {
-    const ast_rule *def = sym->def ? sym->def : sym->alts[0];
+    const ast_rule *def = sema_first_rule(sym);
     never n = never_rule(L, sym, NULL, NULL, 0);
     if (n.why == NULL)
         return 0;
@@ -3401,7 +3401,7 @@ int lower_module(cddl_ctx *ctx, const sema_table *table, const ast_document *doc
             }
             if (sym->kind == SEMA_GROUP)
                 lower_group_rule(L, sym, NULL);
-            else if ((sym->def ? sym->def : sym->alts[0])->nparams > 0)
+            else if (sema_first_rule(sym)->nparams > 0)
                 diag_plain(ctx->diag, DIAG_ERROR, "cddlgen", "--root %s: a generic rule needs arguments", roots[i]);
             else if (!skip_rule(L, sym, 1))
                 lower_rule(L, sym, NULL, NULL);

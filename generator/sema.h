@@ -42,6 +42,12 @@ typedef struct sema_table {
 
 int sema_check(cddl_ctx *ctx, ast_document *prelude, ast_document *doc, sema_table *out);
 
+/* The rule that names a symbol: its `=` definition, or its first extension when it has none. */
+static inline const ast_rule *sema_first_rule(const sema_symbol *sym)
+{
+    return sym->def != NULL ? sym->def : sym->alts[0];
+}
+
 /* The symbol named `name`, or NULL. */
 sema_symbol *sema_lookup(const sema_table *t, ast_str name);
 

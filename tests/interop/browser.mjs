@@ -26,6 +26,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
+import { startProcess, withTimeout } from "./process.mjs";
+
 const channels = ["messages", "lifecycle", "values", "tools", "input"];
 
 function parseArgs(argv) {
@@ -42,6 +44,8 @@ function parseArgs(argv) {
   return o;
 }
 
+// A JSON value as text with sorted keys: exact, as the page forwards what
+// the wire carried (sdk.mjs's form forgives the SDK's holes instead).
 function canonical(v) {
   if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
   if (v !== null && typeof v === "object")
@@ -80,27 +84,11 @@ function difference(got, want) {
   return got.length !== want.length ? `${got.length} events, the script has ${want.length}` : null;
 }
 
+// apstream serve on a free port, answering CORS preflights for `cors` only.
 function startServer(apstream, scripts, cors) {
   const args = ["serve", "--listen", "127.0.0.1:0", "--pace", "0", "--cors", cors];
   for (const s of scripts) args.push("--script", s);
-  const child = spawn(apstream, args, { stdio: ["ignore", "pipe", "pipe"] });
-  const server = { child, url: null, log: "" };
-  child.stderr.on("data", (d) => { server.log += d; });
-  server.exited = new Promise((r) => child.on("exit", r));
-  return new Promise((resolve, reject) => {
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`apstream serve did not start within 10 s:\n${server.log}`)), 10000);
-    child.stdout.on("data", (d) => {
-      out += d;
-      const m = out.match(/listening on (http:\/\/\S+)/);
-      if (m && server.url === null) {
-        clearTimeout(timer);
-        server.url = m[1];
-        resolve(server);
-      }
-    });
-    child.on("exit", (code) => { clearTimeout(timer); reject(new Error(`apstream serve exited ${code}:\n${server.log}`)); });
-  });
+  return startProcess(apstream, args);
 }
 
 async function stopServer(server) {
@@ -157,13 +145,6 @@ async function stopChromium(browser) {
   group("SIGKILL"); // whatever of the group outlived its leader
 }
 
-function withTimeout(promise, ms, what) {
-  let timer;
-  return Promise.race([promise, new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms);
-  })]).finally(() => clearTimeout(timer));
-}
-
 // Every check on the report and the two servers' logs; the failures.
 function check(o, config, report, allowed, refused) {
   const failures = [];
@@ -180,7 +161,7 @@ function check(o, config, report, allowed, refused) {
       if (d !== null) failures.push(`${script} on ${thread}: ${d}`);
     }
     for (const path of ["commands", "stream/events"])
-      if (!allowed.log.includes(`OPTIONS /threads/${thread}/${path}: preflight allowed`))
+      if (!allowed.log().includes(`OPTIONS /threads/${thread}/${path}: preflight allowed`))
         failures.push(`${thread}: no allowed preflight of /${path} in the server's log`);
   });
   report.refused.forEach((r, i) => {
@@ -188,9 +169,9 @@ function check(o, config, report, allowed, refused) {
   });
   const t = config.refusedThread;
   for (const path of ["commands", "stream/events"])
-    if (!refused.log.includes(`OPTIONS /threads/${t}/${path}: preflight refused`))
+    if (!refused.log().includes(`OPTIONS /threads/${t}/${path}: preflight refused`))
       failures.push(`${t}: no refused preflight of /${path} in the second server's log`);
-  if (refused.log.includes(`${t}: command`) || refused.log.includes(`${t}: SSE stream opened`))
+  if (refused.log().includes(`${t}: command`) || refused.log().includes(`${t}: SSE stream opened`))
     failures.push(`${t}: a request from a refused origin reached the second server`);
   return failures;
 }
@@ -241,8 +222,8 @@ async function main() {
   }
   for (const f of failures) console.log(`FAIL ${f}`);
   const tail = (s) => s.split("\n").slice(-30).join("\n");
-  if (allowed !== null) console.log(`the server's log, last lines:\n${tail(allowed.log)}`);
-  if (refused !== null) console.log(`the second server's log, last lines:\n${tail(refused.log)}`);
+  if (allowed !== null) console.log(`the server's log, last lines:\n${tail(allowed.log())}`);
+  if (refused !== null) console.log(`the second server's log, last lines:\n${tail(refused.log())}`);
   if (browser !== null) console.log(`chromium's stderr, last lines:\n${tail(browser.log)}`);
   process.exit(1);
 }

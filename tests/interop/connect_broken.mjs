@@ -11,6 +11,8 @@ import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 
+import { startProcess } from "./process.mjs";
+
 const [apstream, script] = process.argv.slice(2);
 const here = dirname(fileURLToPath(import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "connect-broken-"));
@@ -64,29 +66,21 @@ function run(cmd, args, ms) {
   });
 }
 
-async function server(mode) {
-  const child = spawn(process.execPath, [join(here, "broken_server.mjs"), mode, script], { stdio: ["ignore", "pipe", "inherit"] });
-  const url = await new Promise((resolve, reject) => {
-    let out = "";
-    const timer = setTimeout(() => reject(new Error("broken_server.mjs did not start in 10 s")), 10000);
-    child.stdout.on("data", (d) => {
-      out += d;
-      const m = out.match(/listening on (http:\/\/\S+)/);
-      if (m) { clearTimeout(timer); resolve(m[1]); }
-    });
-  });
-  return { child, url };
+// broken_server.mjs in `mode`, started and waited for: { child, url, log() }.
+function server(mode) {
+  return startProcess(process.execPath, [join(here, "broken_server.mjs"), mode, script]);
 }
 
 const failures = [];
 for (const [mode, extra, status, said] of cases) {
-  const { child, url } = await server(mode);
+  const srv = await server(mode);
   const t0 = Date.now();
-  const r = await run(apstream, ["connect", url, "--thread", "t1", "--start", start, ...extra], 30000);
-  child.kill("SIGTERM");
+  const r = await run(apstream, ["connect", srv.url, "--thread", "t1", "--start", start, ...extra], 30000);
+  srv.child.kill("SIGTERM");
   const ok = r.code === status && said.test(r.out);
   console.log(`${ok ? "ok  " : "FAIL"} ${mode} ${extra.join(" ")}: exit ${r.code} in ${Date.now() - t0} ms`);
-  if (!ok) failures.push(`${mode}: expected exit ${status} and ${said}; got exit ${r.code}:\n${r.out}`);
+  if (!ok) failures.push(`${mode}: expected exit ${status} and ${said}; got exit ${r.code}:\n${r.out}` +
+                         (srv.log() !== "" ? `\nthe server's stderr:\n${srv.log()}` : ""));
 }
 rmSync(dir, { recursive: true, force: true });
 if (failures.length > 0) {

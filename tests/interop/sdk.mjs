@@ -38,6 +38,11 @@ function parseArgs(argv) {
   return o;
 }
 
+// A value as text with sorted keys, for comparing what the SDK assembled
+// with what the script sent. Not browser.mjs's exact form on purpose: what
+// the SDK builds may hold null or undefined array entries (it keeps blocks
+// by their index) and undefined members, which are no difference of
+// content, and this comparison has always forgiven them.
 function canonical(v) {
   if (Array.isArray(v)) return `[${v.filter((x) => x != null).map(canonical).join(",")}]`;
   if (v !== null && typeof v === "object") {

@@ -64,7 +64,7 @@ static void load(aps_lines *ls)
 {
     uint64_t high[APS_LINES_BLOCKS];
     size_t left = ls->n - ls->base, blocks, k;
-    uint32_t todo;
+    uint64_t todo;
     unsigned c;
     ls->size = left < APS_LINES_CHUNK ? left : APS_LINES_CHUNK;
     blocks = ls->size / APS_LINES_BLOCK;
@@ -72,7 +72,7 @@ static void load(aps_lines *ls)
     if (ls->size % APS_LINES_BLOCK != 0) {
         /* The push's last bytes, padded with zeros: no line end, nothing past ASCII. */
         char tail[APS_LINES_BLOCK] = { 0 };
-        uint32_t last;
+        uint64_t last;
         memcpy(tail, ls->s + ls->base + blocks * APS_LINES_BLOCK, ls->size % APS_LINES_BLOCK);
         c += aps_lines_index(tail, 1, (unsigned)blocks * APS_LINES_BLOCK, ls->ends + c, high + blocks, &last);
         todo |= last << blocks;
@@ -159,11 +159,11 @@ size_t aps_lines_next_far(aps_lines *ls, size_t from, int *proven)
 }
 
 unsigned aps_lines_index_bytes(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
-                             uint32_t *past_ascii)
+                             uint64_t *past_ascii)
 {
     size_t k;
     unsigned i, c = 0;
-    uint32_t todo = 0;
+    uint64_t todo = 0;
     for (k = 0; k < blocks; k++, p += APS_LINES_BLOCK, off += APS_LINES_BLOCK) {
         uint64_t b = 0, h = 0;
         for (i = 0; i < APS_LINES_BLOCK; i++) {
@@ -173,7 +173,7 @@ unsigned aps_lines_index_bytes(const char *p, size_t blocks, unsigned off, uint1
         }
         c = put_ends(b, off, ends, c);
         high[k] = h;
-        todo |= (uint32_t)(h != 0) << k;
+        todo |= (uint64_t)(h != 0) << k;
     }
     *past_ascii = todo;
     return c;
@@ -181,12 +181,12 @@ unsigned aps_lines_index_bytes(const char *p, size_t blocks, unsigned off, uint1
 
 #if APS_LINES_HAVE_AVX2
 unsigned aps_lines_index_sse2(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
-                             uint32_t *past_ascii)
+                             uint64_t *past_ascii)
 {
     const __m128i lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
     size_t k;
     unsigned c = 0;
-    uint32_t todo = 0;
+    uint64_t todo = 0;
     int j;
     for (k = 0; k < blocks; k++, p += APS_LINES_BLOCK, off += APS_LINES_BLOCK) {
         uint64_t b = 0, h = 0;
@@ -198,7 +198,7 @@ unsigned aps_lines_index_sse2(const char *p, size_t blocks, unsigned off, uint16
         }
         c = put_ends(b, off, ends, c);
         high[k] = h;
-        todo |= (uint32_t)(h != 0) << k;
+        todo |= (uint64_t)(h != 0) << k;
     }
     *past_ascii = todo;
     return c;
@@ -206,12 +206,12 @@ unsigned aps_lines_index_sse2(const char *p, size_t blocks, unsigned off, uint16
 
 /* With BMI too (every AVX2 CPU has it): put_ends's steps become tzcnt and blsr. */
 __attribute__((target("avx2,bmi"))) unsigned aps_lines_index_avx2(const char *p, size_t blocks, unsigned off,
-                                                                   uint16_t *ends, uint64_t *high, uint32_t *past_ascii)
+                                                                   uint16_t *ends, uint64_t *high, uint64_t *past_ascii)
 {
     const __m256i lf = _mm256_set1_epi8('\n'), cr = _mm256_set1_epi8('\r');
     size_t k;
     unsigned c = 0;
-    uint32_t todo = 0;
+    uint64_t todo = 0;
     for (k = 0; k < blocks; k++, p += APS_LINES_BLOCK, off += APS_LINES_BLOCK) {
         __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)p);
         __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
@@ -220,7 +220,7 @@ __attribute__((target("avx2,bmi"))) unsigned aps_lines_index_avx2(const char *p,
         uint32_t ea = (uint32_t)_mm256_movemask_epi8(ends_a), eb = (uint32_t)_mm256_movemask_epi8(ends_b);
         uint64_t h = (uint32_t)_mm256_movemask_epi8(a) | (uint64_t)(uint32_t)_mm256_movemask_epi8(b) << 32;
         high[k] = h;
-        todo |= (uint32_t)(h != 0) << k;
+        todo |= (uint64_t)(h != 0) << k;
         c = put_ends(ea | (uint64_t)eb << 32, off, ends, c);
     }
     *past_ascii = todo;
@@ -233,17 +233,17 @@ __attribute__((target("avx2,bmi"))) unsigned aps_lines_index_avx2(const char *p,
  */
 __attribute__((target("avx512bw,bmi"))) unsigned aps_lines_index_avx512(const char *p, size_t blocks, unsigned off,
                                                                          uint16_t *ends, uint64_t *high,
-                                                                         uint32_t *past_ascii)
+                                                                         uint64_t *past_ascii)
 {
     const __m512i lf = _mm512_set1_epi8('\n'), cr = _mm512_set1_epi8('\r');
     size_t k;
     unsigned c = 0;
-    uint32_t todo = 0;
+    uint64_t todo = 0;
     for (k = 0; k < blocks; k++, p += APS_LINES_BLOCK, off += APS_LINES_BLOCK) {
         __m512i v = _mm512_loadu_si512((const void *)p);
         uint64_t h = _mm512_movepi8_mask(v);
         high[k] = h;
-        todo |= (uint32_t)(h != 0) << k;
+        todo |= (uint64_t)(h != 0) << k;
         c = put_ends(_mm512_cmpeq_epi8_mask(v, lf) | _mm512_cmpeq_epi8_mask(v, cr), off, ends, c);
     }
     *past_ascii = todo;
@@ -264,12 +264,12 @@ static inline uint64_t neon_mask(uint8x16_t x)
 }
 
 static unsigned index_neon(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
-                             uint32_t *past_ascii)
+                             uint64_t *past_ascii)
 {
     const uint8x16_t lf = vdupq_n_u8('\n'), cr = vdupq_n_u8('\r'), top = vdupq_n_u8(0x80);
     size_t k;
     unsigned c = 0;
-    uint32_t todo = 0;
+    uint64_t todo = 0;
     int j;
     for (k = 0; k < blocks; k++, p += APS_LINES_BLOCK, off += APS_LINES_BLOCK) {
         uint64_t b = 0, h = 0;
@@ -280,7 +280,7 @@ static unsigned index_neon(const char *p, size_t blocks, unsigned off, uint16_t 
         }
         c = put_ends(b, off, ends, c);
         high[k] = h;
-        todo |= (uint32_t)(h != 0) << k;
+        todo |= (uint64_t)(h != 0) << k;
     }
     *past_ascii = todo;
     return c;
@@ -288,7 +288,7 @@ static unsigned index_neon(const char *p, size_t blocks, unsigned off, uint16_t 
 #endif
 
 unsigned aps_lines_index(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
-                             uint32_t *past_ascii)
+                             uint64_t *past_ascii)
 {
 #if APS_LINES_HAVE_AVX2
     /* Asked once a chunk: a load and a test of what start-up found. */

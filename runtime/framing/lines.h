@@ -2,21 +2,20 @@
  * lines.h - where the lines of a push end, and which of them are proven
  * well-formed UTF-8: the SSE parser's scan. Internal to the framing layer.
  *
- * A push is read a chunk of 1 KiB at a time, in three short passes that
+ * A push is read a chunk of 4 KiB at a time, in two short passes that
  * leave the lines to the parser as a list of their ends:
  *
- *  1. a vector pass (SSE2, AVX2 where the CPU has it, NEON on Arm, a byte
- *     loop elsewhere) turns every 64-byte block into two masks: its line
- *     ends (CR, LF) and its bytes past ASCII;
+ *  1. a vector pass (SSE2, AVX2 or AVX-512BW where the CPU has it, NEON on
+ *     Arm, a byte loop elsewhere) reads every 64-byte block: its line ends
+ *     (CR, LF) go onto the list, four per block without a branch on how
+ *     many there are, and its bytes past ASCII into a mask;
  *  2. the UTF-8 proof, only for blocks with bytes past ASCII: each character
  *     starting at one is validated where it lies (aps_scan_utf8_char), and
- *     one that is not whole and valid within the push leaves a mark;
- *  3. the line-end bits become a list of offsets, four per block without a
- *     branch on how many there are.
+ *     one that is not whole and valid within the push leaves a mark.
  *
  * Lines have every length, so a scan that stops at each line end pays a
  * mispredicted branch or two per line, and an event is four lines: the
- * list moves that work into step 3, where nothing depends on the lengths
+ * list moves that work into step 1, where nothing depends on the lengths
  * (docs/benchmarks.md, SSE).
  *
  * A line with no mark is proven. That is sound (a valid character never
@@ -38,12 +37,12 @@ extern "C" {
 #endif
 
 #define APS_LINES_BLOCK 64  /* bytes per mask */
-#define APS_LINES_BLOCKS 32 /* blocks per chunk: 2 KiB */
+#define APS_LINES_BLOCKS 64 /* blocks per chunk: 4 KiB */
 #define APS_LINES_CHUNK (APS_LINES_BLOCK * APS_LINES_BLOCKS)
 
 /*
  * A scan of one push s[0..n). Lives on the caller's stack for one push
- * (about 4.5 KiB, most of it the list of line ends of one chunk).
+ * (about 8.5 KiB, most of it the list of line ends of one chunk).
  */
 typedef struct aps_lines {
     const char *s;
@@ -74,23 +73,23 @@ APS_INTERNAL int aps_lines_unmarked(const aps_lines *ls, size_t from, size_t eol
  * The vector pass over the `blocks` 64-byte blocks at p, block k at offset
  * off + 64k of the chunk: appends the offsets of its line ends (CR, LF) to
  * ends, in order, sets high[k] to its bytes past ASCII (bit i: byte
- * 64k+i) and bit k of *past_ascii when there are any (blocks <= 32);
+ * 64k+i) and bit k of *past_ascii when there are any (blocks <= 64);
  * returns how many ends it appended (ends needs one entry of slack). The
  * instruction set is chosen at run time; the variants are exported for
  * the test that holds them to one another.
  */
 APS_INTERNAL unsigned aps_lines_index(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
-                             uint32_t *past_ascii);
+                             uint64_t *past_ascii);
 APS_INTERNAL unsigned aps_lines_index_bytes(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
-                             uint32_t *past_ascii);
+                             uint64_t *past_ascii);
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define APS_LINES_HAVE_AVX2 1
 APS_INTERNAL unsigned aps_lines_index_sse2(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
-                             uint32_t *past_ascii);
+                             uint64_t *past_ascii);
 APS_INTERNAL unsigned aps_lines_index_avx2(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
-                             uint32_t *past_ascii);
+                             uint64_t *past_ascii);
 APS_INTERNAL unsigned aps_lines_index_avx512(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
-                               uint32_t *past_ascii);
+                               uint64_t *past_ascii);
 #else
 #define APS_LINES_HAVE_AVX2 0
 #endif

@@ -28,7 +28,7 @@ static void check_index(const char *p, size_t blocks, unsigned off, long *mismat
 {
     uint16_t want[APS_LINES_CHUNK + 4], got[APS_LINES_CHUNK + 4];
     uint64_t want_high[APS_LINES_BLOCKS], got_high[APS_LINES_BLOCKS];
-    uint32_t want_past, got_past;
+    uint64_t want_past, got_past;
     unsigned n = aps_lines_index_bytes(p, blocks, off, want, want_high, &want_past), m, path, paths = 1;
 #if APS_LINES_HAVE_AVX2
     /* the one chosen at run time, SSE2, and AVX2 and AVX-512 where the CPU has them */

@@ -113,7 +113,7 @@ static summary parse(const uint8_t *in, size_t len, size_t cut, size_t cap,
 }
 
 /* Line pass variant `path` on blocks at p, into the outputs; 0 when this CPU or build has none such. */
-static int index_variant(int path, const char *p, size_t blocks, uint16_t *ends, uint64_t *high, uint32_t *past,
+static int index_variant(int path, const char *p, size_t blocks, uint16_t *ends, uint64_t *high, uint64_t *past,
                          unsigned *count)
 {
     switch (path) {
@@ -149,7 +149,7 @@ static void same_index(const uint8_t *in, size_t len)
 {
     uint16_t want[APS_LINES_CHUNK + 4], got[APS_LINES_CHUNK + 4];
     uint64_t want_high[APS_LINES_BLOCKS], got_high[APS_LINES_BLOCKS];
-    uint32_t want_past, got_past;
+    uint64_t want_past, got_past;
     size_t at, blocks;
     unsigned n, m;
     int path;

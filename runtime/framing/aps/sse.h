@@ -224,10 +224,10 @@ typedef struct aps_sse_parser {
     aps_sse_event_fn on_event;
     aps_sse_error_fn on_error;
     aps_sse_comment_fn on_comment;
-    char comment[APS_SSE_NAME_MAX]; /* a comment split over pushes, so far */
+    void *user;
     size_t comment_len;
     uint64_t comment_offset;
-    void *user;
+    char comment[APS_SSE_NAME_MAX]; /* a comment split over pushes, so far (last: it is rarely touched) */
 } aps_sse_parser;
 
 /*

@@ -562,7 +562,8 @@ static void note_miss(cx_stream *st, uint64_t lost, uint64_t oldest)
     st->missed += lost;
 }
 
-/* A comment line of the SSE body: the server's miss (`: missed N events; oldest seq S`), or a heartbeat (ignored). */
+/* A comment line of the SSE body: the server's miss (`: missed N events; oldest seq S`), or a
+ * heartbeat (ignored). */
 static int sse_comment(void *user, uint64_t line, const char *text, size_t len)
 {
     cx_stream *st = user;
@@ -601,7 +602,6 @@ void cx_stream_deinit(cx_stream *st)
     aps_records_reader_free(st->reader);
     st->reader = NULL;
 }
-
 
 int cx_sse_push(cx_stream *st, const char *bytes, size_t len)
 {

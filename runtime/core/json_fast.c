@@ -575,29 +575,17 @@ STRING_SCAN AVX512_TARGET const char *string_avx512(const char *s, const char *e
 #endif
 
 #if APS_JSON_HAVE_NEON
-/* NEON has no movemask: each compare's lanes (0x00 or 0xFF) are weighed by
- * their bit and added up, eight lanes a byte. */
-static inline uint64_t neon_mask(uint8x16_t x)
-{
-    static const uint8_t weights[16] = { 1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128 };
-    uint8x16_t w = vandq_u8(x, vld1q_u8(weights));
-    uint8x8_t sum = vpadd_u8(vget_low_u8(w), vget_high_u8(w));
-    sum = vpadd_u8(sum, sum);
-    sum = vpadd_u8(sum, sum);
-    return (uint64_t)vget_lane_u8(sum, 0) | (uint64_t)vget_lane_u8(sum, 1) << 8;
-}
-
 #define NEON_LOAD(p) vld1q_u8((const uint8_t *)(const void *)(p))
-#define NEON_EQ(c) neon_mask(vceqq_u8(v, vdupq_n_u8((uint8_t)(c))))
+#define NEON_EQ(c) aps_scan_neon_mask(vceqq_u8(v, vdupq_n_u8((uint8_t)(c))))
 
 static inline void classify_neon(uint8x16_t v, str_masks *m)
 {
     m->q = NEON_EQ('"');
     m->bs = NEON_EQ('\\');
-    m->ctl = neon_mask(vcleq_u8(v, vdupq_n_u8(0x1F)));
-    m->high = neon_mask(vcgeq_u8(v, vdupq_n_u8(0x80)));
+    m->ctl = aps_scan_neon_mask(vcleq_u8(v, vdupq_n_u8(0x1F)));
+    m->high = aps_scan_neon_mask(vcgeq_u8(v, vdupq_n_u8(0x80)));
 #define NEON_V(c) vceqq_u8(v, vdupq_n_u8(c))
-    m->letters = neon_mask(vorrq_u8(vorrq_u8(NEON_V('/'), NEON_V('b')),
+    m->letters = aps_scan_neon_mask(vorrq_u8(vorrq_u8(NEON_V('/'), NEON_V('b')),
                                     vorrq_u8(vorrq_u8(NEON_V('f'), NEON_V('n')), vorrq_u8(NEON_V('r'), NEON_V('t')))));
 #undef NEON_V
     m->u = NEON_EQ('u');
@@ -607,8 +595,8 @@ static inline void utf8_neon(uint8x16_t v, utf8_masks *m)
 {
     /* Signed compares, as in utf8_sse2. */
     int8x16_t sv = vreinterpretq_s8_u8(v);
-#define NEON_LT(x) neon_mask(vcltq_s8(sv, vdupq_n_s8((int8_t)(x))))
-#define NEON_GT(x) neon_mask(vcgtq_s8(sv, vdupq_n_s8((int8_t)(x))))
+#define NEON_LT(x) aps_scan_neon_mask(vcltq_s8(sv, vdupq_n_s8((int8_t)(x))))
+#define NEON_GT(x) aps_scan_neon_mask(vcgtq_s8(sv, vdupq_n_s8((int8_t)(x))))
     m->lt_c0 = NEON_LT(0xC0);
     m->gt_df = NEON_GT(0xDF);
     m->gt_ef = NEON_GT(0xEF);

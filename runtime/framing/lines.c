@@ -5,9 +5,8 @@
 #include <string.h>
 #if APS_LINES_HAVE_AVX2
 #include <immintrin.h>
-#elif defined(__aarch64__) && defined(__ARM_NEON)
-#define APS_LINES_HAVE_NEON 1
-#include <arm_neon.h>
+#elif APS_SCAN_HAVE_NEON
+#define APS_LINES_HAVE_NEON 1 /* arm_neon.h and aps_scan_neon_mask come with aps/scan.h */
 #endif
 
 /*
@@ -158,132 +157,121 @@ size_t aps_lines_next_far(aps_lines *ls, size_t from, int *proven)
     }
 }
 
-unsigned aps_lines_index_bytes(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
-                             uint64_t *past_ascii)
-{
-    size_t k;
-    unsigned i, c = 0;
-    uint64_t todo = 0;
-    for (k = 0; k < blocks; k++, p += APS_LINES_BLOCK, off += APS_LINES_BLOCK) {
-        uint64_t b = 0, h = 0;
-        for (i = 0; i < APS_LINES_BLOCK; i++) {
-            unsigned char ch = (unsigned char)p[i];
-            b |= (uint64_t)(ch == '\n' || ch == '\r') << i;
-            h |= (uint64_t)(ch >> 7) << i;
-        }
-        c = put_ends(b, off, ends, c);
-        high[k] = h;
-        todo |= (uint64_t)(h != 0) << k;
-    }
-    *past_ascii = todo;
+/*
+ * The loop every variant of aps_lines_index shares: MASKS(p, &brk, &high)
+ * gives the 64-byte block at p's line ends and bytes past ASCII, the only
+ * thing an instruction set changes; what is done with them is here, once.
+ */
+#define LINES_INDEX_LOOP(MASKS)                                               \
+    size_t k;                                                                 \
+    unsigned c = 0;                                                           \
+    uint64_t todo = 0;                                                        \
+    for (k = 0; k < blocks; k++, p += APS_LINES_BLOCK, off += APS_LINES_BLOCK) { \
+        uint64_t brk, h;                                                      \
+        MASKS(p, &brk, &h);                                                   \
+        high[k] = h;                                                          \
+        todo |= (uint64_t)(h != 0) << k;                                      \
+        c = put_ends(brk, off, ends, c);                                      \
+    }                                                                         \
+    *past_ascii = todo;                                                       \
     return c;
+
+static inline void masks_bytes(const char *p, uint64_t *brk, uint64_t *high)
+{
+    unsigned i;
+    *brk = *high = 0;
+    for (i = 0; i < APS_LINES_BLOCK; i++) {
+        unsigned char ch = (unsigned char)p[i];
+        *brk |= (uint64_t)(ch == '\n' || ch == '\r') << i;
+        *high |= (uint64_t)(ch >> 7) << i;
+    }
+}
+
+unsigned aps_lines_index_bytes(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
+                               uint64_t *past_ascii)
+{
+    LINES_INDEX_LOOP(masks_bytes)
 }
 
 #if APS_LINES_HAVE_AVX2
-unsigned aps_lines_index_sse2(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
-                             uint64_t *past_ascii)
+static inline void masks_sse2(const char *p, uint64_t *brk, uint64_t *high)
 {
     const __m128i lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
-    size_t k;
-    unsigned c = 0;
-    uint64_t todo = 0;
     int j;
-    for (k = 0; k < blocks; k++, p += APS_LINES_BLOCK, off += APS_LINES_BLOCK) {
-        uint64_t b = 0, h = 0;
-        for (j = 0; j < 4; j++) {
-            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * j));
-            __m128i e = _mm_or_si128(_mm_cmpeq_epi8(v, lf), _mm_cmpeq_epi8(v, cr));
-            b |= (uint64_t)(unsigned)_mm_movemask_epi8(e) << (16 * j);
-            h |= (uint64_t)(unsigned)_mm_movemask_epi8(v) << (16 * j);
-        }
-        c = put_ends(b, off, ends, c);
-        high[k] = h;
-        todo |= (uint64_t)(h != 0) << k;
+    *brk = *high = 0;
+    for (j = 0; j < 4; j++) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * j));
+        __m128i e = _mm_or_si128(_mm_cmpeq_epi8(v, lf), _mm_cmpeq_epi8(v, cr));
+        *brk |= (uint64_t)(unsigned)_mm_movemask_epi8(e) << (16 * j);
+        *high |= (uint64_t)(unsigned)_mm_movemask_epi8(v) << (16 * j);
     }
-    *past_ascii = todo;
-    return c;
+}
+
+unsigned aps_lines_index_sse2(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
+                              uint64_t *past_ascii)
+{
+    LINES_INDEX_LOOP(masks_sse2)
 }
 
 /* With BMI too (every AVX2 CPU has it): put_ends's steps become tzcnt and blsr. */
-__attribute__((target("avx2,bmi"))) unsigned aps_lines_index_avx2(const char *p, size_t blocks, unsigned off,
-                                                                   uint16_t *ends, uint64_t *high, uint64_t *past_ascii)
+#define TARGET_AVX2 __attribute__((target("avx2,bmi")))
+
+static inline TARGET_AVX2 void masks_avx2(const char *p, uint64_t *brk, uint64_t *high)
 {
     const __m256i lf = _mm256_set1_epi8('\n'), cr = _mm256_set1_epi8('\r');
-    size_t k;
-    unsigned c = 0;
-    uint64_t todo = 0;
-    for (k = 0; k < blocks; k++, p += APS_LINES_BLOCK, off += APS_LINES_BLOCK) {
-        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)p);
-        __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
-        __m256i ends_a = _mm256_or_si256(_mm256_cmpeq_epi8(a, lf), _mm256_cmpeq_epi8(a, cr));
-        __m256i ends_b = _mm256_or_si256(_mm256_cmpeq_epi8(b, lf), _mm256_cmpeq_epi8(b, cr));
-        uint32_t ea = (uint32_t)_mm256_movemask_epi8(ends_a), eb = (uint32_t)_mm256_movemask_epi8(ends_b);
-        uint64_t h = (uint32_t)_mm256_movemask_epi8(a) | (uint64_t)(uint32_t)_mm256_movemask_epi8(b) << 32;
-        high[k] = h;
-        todo |= (uint64_t)(h != 0) << k;
-        c = put_ends(ea | (uint64_t)eb << 32, off, ends, c);
-    }
-    *past_ascii = todo;
-    return c;
+    __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)p);
+    __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
+    __m256i ends_a = _mm256_or_si256(_mm256_cmpeq_epi8(a, lf), _mm256_cmpeq_epi8(a, cr));
+    __m256i ends_b = _mm256_or_si256(_mm256_cmpeq_epi8(b, lf), _mm256_cmpeq_epi8(b, cr));
+    *brk = (uint32_t)_mm256_movemask_epi8(ends_a) | (uint64_t)(uint32_t)_mm256_movemask_epi8(ends_b) << 32;
+    *high = (uint32_t)_mm256_movemask_epi8(a) | (uint64_t)(uint32_t)_mm256_movemask_epi8(b) << 32;
 }
+
+TARGET_AVX2 unsigned aps_lines_index_avx2(const char *p, size_t blocks, unsigned off, uint16_t *ends,
+                                          uint64_t *high, uint64_t *past_ascii)
+{
+    LINES_INDEX_LOOP(masks_avx2)
+}
+
 /*
  * With AVX-512BW the compares give bit masks themselves: one 64-byte load
  * and three compares a block, half the instructions of AVX2 (the machines
  * measured in docs/benchmarks.md have it).
  */
-__attribute__((target("avx512bw,bmi"))) unsigned aps_lines_index_avx512(const char *p, size_t blocks, unsigned off,
-                                                                         uint16_t *ends, uint64_t *high,
-                                                                         uint64_t *past_ascii)
+#define TARGET_AVX512 __attribute__((target("avx512bw,bmi")))
+
+static inline TARGET_AVX512 void masks_avx512(const char *p, uint64_t *brk, uint64_t *high)
 {
     const __m512i lf = _mm512_set1_epi8('\n'), cr = _mm512_set1_epi8('\r');
-    size_t k;
-    unsigned c = 0;
-    uint64_t todo = 0;
-    for (k = 0; k < blocks; k++, p += APS_LINES_BLOCK, off += APS_LINES_BLOCK) {
-        __m512i v = _mm512_loadu_si512((const void *)p);
-        uint64_t h = _mm512_movepi8_mask(v);
-        high[k] = h;
-        todo |= (uint64_t)(h != 0) << k;
-        c = put_ends(_mm512_cmpeq_epi8_mask(v, lf) | _mm512_cmpeq_epi8_mask(v, cr), off, ends, c);
-    }
-    *past_ascii = todo;
-    return c;
+    __m512i v = _mm512_loadu_si512((const void *)p);
+    *brk = _mm512_cmpeq_epi8_mask(v, lf) | _mm512_cmpeq_epi8_mask(v, cr);
+    *high = _mm512_movepi8_mask(v);
+}
+
+TARGET_AVX512 unsigned aps_lines_index_avx512(const char *p, size_t blocks, unsigned off, uint16_t *ends,
+                                              uint64_t *high, uint64_t *past_ascii)
+{
+    LINES_INDEX_LOOP(masks_avx512)
 }
 #endif
 
 #ifdef APS_LINES_HAVE_NEON
-/* NEON has no movemask: each compare's lanes (0x00 or 0xFF) are weighed by their bit and added up. */
-static inline uint64_t neon_mask(uint8x16_t x)
+static inline void masks_neon(const char *p, uint64_t *brk, uint64_t *high)
 {
-    static const uint8_t weights[16] = { 1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128 };
-    uint8x16_t w = vandq_u8(x, vld1q_u8(weights));
-    uint8x8_t sum = vpadd_u8(vget_low_u8(w), vget_high_u8(w));
-    sum = vpadd_u8(sum, sum);
-    sum = vpadd_u8(sum, sum);
-    return (uint64_t)vget_lane_u8(sum, 0) | (uint64_t)vget_lane_u8(sum, 1) << 8;
+    const uint8x16_t lf = vdupq_n_u8('\n'), cr = vdupq_n_u8('\r'), top = vdupq_n_u8(0x80);
+    int j;
+    *brk = *high = 0;
+    for (j = 0; j < 4; j++) {
+        uint8x16_t v = vld1q_u8((const uint8_t *)(const void *)(p + 16 * j));
+        *brk |= aps_scan_neon_mask(vorrq_u8(vceqq_u8(v, lf), vceqq_u8(v, cr))) << (16 * j);
+        *high |= aps_scan_neon_mask(vcgeq_u8(v, top)) << (16 * j);
+    }
 }
 
 static unsigned index_neon(const char *p, size_t blocks, unsigned off, uint16_t *ends, uint64_t *high,
-                             uint64_t *past_ascii)
+                           uint64_t *past_ascii)
 {
-    const uint8x16_t lf = vdupq_n_u8('\n'), cr = vdupq_n_u8('\r'), top = vdupq_n_u8(0x80);
-    size_t k;
-    unsigned c = 0;
-    uint64_t todo = 0;
-    int j;
-    for (k = 0; k < blocks; k++, p += APS_LINES_BLOCK, off += APS_LINES_BLOCK) {
-        uint64_t b = 0, h = 0;
-        for (j = 0; j < 4; j++) {
-            uint8x16_t v = vld1q_u8((const uint8_t *)(const void *)(p + 16 * j));
-            b |= neon_mask(vorrq_u8(vceqq_u8(v, lf), vceqq_u8(v, cr))) << (16 * j);
-            h |= neon_mask(vcgeq_u8(v, top)) << (16 * j);
-        }
-        c = put_ends(b, off, ends, c);
-        high[k] = h;
-        todo |= (uint64_t)(h != 0) << k;
-    }
-    *past_ascii = todo;
-    return c;
+    LINES_INDEX_LOOP(masks_neon)
 }
 #endif
 

@@ -18,6 +18,12 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__ARM_NEON) && !defined(__SSE2__)
+#include <arm_neon.h>
+#define APS_SCAN_HAVE_NEON 1
+#else
+#define APS_SCAN_HAVE_NEON 0
+#endif
 
 #include "aps/common.h"
 #include "aps/json.h" /* aps_slice */
@@ -102,6 +108,20 @@ APS_SCAN_INLINE int aps_scan_bytes_equal(const char *x, const char *y, size_t n)
     return acc == 0;
 }
 
+
+#if APS_SCAN_HAVE_NEON
+/* NEON has no movemask: each compare's lanes (0x00 or 0xFF) are weighed by
+ * their bit and added up, eight lanes a byte. The bits of the 16 lanes of x. */
+APS_SCAN_INLINE uint64_t aps_scan_neon_mask(uint8x16_t x)
+{
+    static const uint8_t weights[16] = { 1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128 };
+    uint8x16_t w = vandq_u8(x, vld1q_u8(weights));
+    uint8x8_t sum = vpadd_u8(vget_low_u8(w), vget_high_u8(w));
+    sum = vpadd_u8(sum, sum);
+    sum = vpadd_u8(sum, sum);
+    return (uint64_t)vget_lane_u8(sum, 0) | (uint64_t)vget_lane_u8(sum, 1) << 8;
+}
+#endif
 
 /* ---- JSON scans --------------------------------------------------------------- */
 

@@ -79,12 +79,15 @@ const getWeather = tool(async ({ city }) => `It is 18 degrees and sunny in ${cit
 });
 
 // agent: a tool call on the first turn, a text answer after the tool's result.
+// The call's id counts the user's turns (call_weather_1 on a thread's first
+// run): the tool node skips a call whose id already has a result.
 const agentModel = new ScriptedChatModel((messages) => {
   const last = messages[messages.length - 1];
   if (last?._getType?.() === "tool") {
     return { text: `The weather in Paris: ${last.content} Enjoy your day!` };
   }
-  return { toolCall: { id: "call_weather_1", name: "get_weather", args: { city: "Paris" } } };
+  const turn = messages.filter((m) => m._getType?.() === "human").length;
+  return { toolCall: { id: `call_weather_${turn}`, name: "get_weather", args: { city: "Paris" } } };
 });
 
 const callModel = async (state) => ({ messages: [await agentModel.invoke(state.messages)] });

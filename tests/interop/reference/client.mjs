@@ -9,10 +9,11 @@
 //   GET  /threads/ID/stream/events  WebSocket; commands in band
 //   POST /threads/ID/commands       a command, its response as the body
 // A thread needs no creation: run.start creates it.
+import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startProcess, withTimeout } from "../process.mjs";
+import { withTimeout } from "../process.mjs";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 
@@ -27,14 +28,29 @@ export const CASES = {
   silent: { graph: "silent", text: "Take your time." },
 };
 
-// Starts server.mjs on MODULES (install.sh's folder): { url, child, log, stop }.
+// Starts server.mjs on MODULES (install.sh's folder): { url, child, log,
+// exited, stop }; stop() sends SIGTERM and resolves to the exit status. Its
+// standard input is a pipe from this process, so that it exits with this
+// process however this one ends (a ctest timeout included).
 export async function startReference(modules, ms = 60000) {
-  const server = await startProcess(process.execPath, [join(here, "server.mjs"), modules], undefined, ms);
+  const child = spawn(process.execPath, [join(here, "server.mjs"), modules], { stdio: ["pipe", "pipe", "pipe"] });
+  let log = "";
+  child.stderr.on("data", (d) => { log += d; });
+  const exited = new Promise((r) => child.on("exit", (code, signal) => r(signal ?? code)));
+  const url = await withTimeout(new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+      const m = out.match(/listening on (http:\/\/\S+)/);
+      if (m) resolve(m[1]);
+    });
+    child.on("exit", (code) => reject(new Error(`server.mjs exited ${code}:\n${out}${log}`)));
+  }), ms, "server.mjs's ready line").catch((e) => { child.kill("SIGKILL"); throw e; });
   const stop = async () => {
-    server.child.kill("SIGTERM");
-    return withTimeout(server.exited, 10000, "server.mjs after SIGTERM");
+    child.kill("SIGTERM");
+    return withTimeout(exited, 10000, "server.mjs after SIGTERM");
   };
-  return { ...server, stop };
+  return { child, url, log: () => log, exited, stop };
 }
 
 // Is `event` the end of the root run: its lifecycle completed, failed or interrupted?

@@ -22,6 +22,10 @@ typedef struct dctx {
     aps_key_case key_case;
     bool strict;
     size_t depth; /* typed containers open: bounds the recursion */
+    /* aps_schema_check_all: every error, not only the first (NULL: stop at the first) */
+    aps_error_fn on_error;
+    void *error_user;
+    aps_status first;  /* the first collected error's status */
 } dctx;
 
 static aps_status decode_value(dctx *c, const aps_type *t, void *out);
@@ -43,6 +47,43 @@ static aps_status decode_fail_nomem(dctx *c)
         code = APS_E_NOMEM;
     return aps_json_reader_fail(c->r, c->err, code, "arena allocation failed (%s)",
                                 aps_status_str(code));
+}
+
+/* Statuses after which no other alternative can succeed: the text itself is bad. */
+static bool fatal(aps_status st)
+{
+    return st == APS_E_NOMEM || st == APS_E_LIMIT || st == APS_E_SYNTAX || st == APS_E_UTF8 ||
+           st == APS_E_DEPTH || st == APS_E_STATE || st == APS_E_ARGUMENT;
+}
+
+/*
+ * Collecting (aps_schema_check_all): hands the error just recorded to the
+ * caller and clears it, so that the next one is recorded too. Returns
+ * APS_OK to go on; `st` when not collecting, or when the text itself is
+ * bad (nothing after it can be read).
+ */
+static APS_NOINLINE aps_status collect(dctx *c, aps_status st)
+{
+    if (c->on_error == NULL || fatal(st))
+        return st;
+    if (c->first == APS_OK)
+        c->first = st;
+    c->on_error(c->error_user, c->err);
+    aps_error_clear(c->err);
+    return APS_OK;
+}
+
+/*
+ * Collecting: the value that started at `before` failed with `st`; after
+ * its error is handed over, the reader goes past that value, so its
+ * siblings are checked too. Returns `st` when not collecting (or fatal).
+ */
+static APS_NOINLINE aps_status collect_value(dctx *c, aps_status st, const aps_json_pos *before)
+{
+    if ((st = collect(c, st)) != APS_OK)
+        return st;
+    aps_json_reader_restore(c->r, before);
+    return aps_json_skip(c->r, c->err);
 }
 
 /* Member-name equality against a NUL-terminated schema key, NUL bytes in `k` included. */
@@ -365,6 +406,7 @@ static aps_status decode_array(dctx *c, const aps_type *t, aps_array *out)
     const aps_type *et = t->u.arr.elem;
     size_t es = et->size, n = 0, cap = 0;
     char *items = NULL;
+    aps_json_pos before; /* collecting: where the element being read starts */
     int more;
     aps_status st = aps_json_read_array(c->r, c->err);
     if (st != APS_OK)
@@ -386,12 +428,16 @@ static aps_status decode_array(dctx *c, const aps_type *t, aps_array *out)
                 return decode_fail_nomem(c);
             memset(items + n * es, 0, es);
         }
-        if ((st = decode_value(c, et, es != 0 ? items + n * es : NULL)) != APS_OK)
+        if (APS_UNLIKELY(c->on_error != NULL))
+            aps_json_reader_save(c->r, &before);
+        if ((st = decode_value(c, et, es != 0 ? items + n * es : NULL)) != APS_OK &&
+            (st = collect_value(c, st, &before)) != APS_OK)
             return st;
         n++;
     }
-    if (APS_UNLIKELY(n < t->u.arr.min || n > t->u.arr.max))
-        return fail_count(c, n, t->u.arr.min, t->u.arr.max, "element");
+    if (APS_UNLIKELY(n < t->u.arr.min || n > t->u.arr.max) &&
+        (st = collect(c, fail_count(c, n, t->u.arr.min, t->u.arr.max, "element"))) != APS_OK)
+        return st;
     out->items = items;
     out->count = n;
     return APS_OK;
@@ -401,6 +447,7 @@ static aps_status decode_map(dctx *c, const aps_type *t, aps_array *out)
 {
     size_t es = t->u.map.entry_size, n = 0, cap = 0;
     char *items = NULL;
+    aps_json_pos before; /* collecting: where the value being read starts */
     aps_slice key;
     int more;
     aps_status st = aps_json_read_object(c->r, c->err);
@@ -421,12 +468,16 @@ static aps_status decode_map(dctx *c, const aps_type *t, aps_array *out)
             return decode_fail_nomem(c);
         memset(items + n * es, 0, es);
         *(aps_slice *)(void *)(items + n * es) = key;
-        if ((st = decode_value(c, t->u.map.value, items + n * es + t->u.map.value_offset)) != APS_OK)
+        if (APS_UNLIKELY(c->on_error != NULL))
+            aps_json_reader_save(c->r, &before);
+        if ((st = decode_value(c, t->u.map.value, items + n * es + t->u.map.value_offset)) != APS_OK &&
+            (st = collect_value(c, st, &before)) != APS_OK)
             return st;
         n++;
     }
-    if (APS_UNLIKELY(n < t->u.map.min || n > t->u.map.max))
-        return fail_count(c, n, t->u.map.min, t->u.map.max, "member");
+    if (APS_UNLIKELY(n < t->u.map.min || n > t->u.map.max) &&
+        (st = collect(c, fail_count(c, n, t->u.map.min, t->u.map.max, "member"))) != APS_OK)
+        return st;
     out->items = items;
     out->count = n;
     return APS_OK;
@@ -562,10 +613,12 @@ static APS_NOINLINE aps_status fail_member(dctx *c, aps_status code, const char 
 static aps_status check_required(dctx *c, const aps_field *f, size_t n, size_t first, const seen_set *s)
 {
     size_t i;
+    aps_status st;
     for (i = 0; i < n; i++) {
-        if (!(f[i].flags & APS_F_OPTIONAL) && !seen(s, first + i))
-            return aps_json_reader_fail(c->r, c->err, APS_E_MISSING, "missing required member '%s'",
-                                        aps_schema_priv_key(&f[i], c->key_case));
+        if (!(f[i].flags & APS_F_OPTIONAL) && !seen(s, first + i) &&
+            (st = collect(c, aps_json_reader_fail(c->r, c->err, APS_E_MISSING, "missing required member '%s'",
+                                                  aps_schema_priv_key(&f[i], c->key_case)))) != APS_OK)
+            return st;
     }
     return APS_OK;
 }
@@ -588,7 +641,9 @@ static aps_status pick_variant(dctx *c, const aps_type *u, const aps_field *pf, 
     aps_json_pos pos;
     const char *dk, *ds;
     aps_slice key, val;
-    bool ahead = true; /* still decoding in place */
+    /* still decoding in place; collecting, never: the members are read again after the restore, and
+       an error found on the way would be reported twice */
+    bool ahead = c->on_error == NULL;
     int more;
     size_t i;
     aps_status st;
@@ -656,6 +711,7 @@ static aps_status struct_body(dctx *c, const aps_type *t, char *base, const char
     seen_set s;
     aps_json_members *extras = t->u.st.open ? APS_AT(base, t->u.st.extras_offset, aps_json_members) : NULL;
     int kind = 0;
+    aps_json_pos before; /* collecting: where the member's value being read starts */
     aps_slice key;
     int more;
     aps_status st;
@@ -716,18 +772,30 @@ static aps_status struct_body(dctx *c, const aps_type *t, char *base, const char
                 return st;
             continue;
         } else {
-            return fail_member(c, APS_E_UNKNOWN, "unknown member", key);
+            if ((st = collect(c, fail_member(c, APS_E_UNKNOWN, "unknown member", key))) != APS_OK ||
+                (st = aps_json_skip(r, c->err)) != APS_OK)
+                return st;
+            continue;
         }
-        if (APS_UNLIKELY(see(&s, i)))
-            return fail_member(c, APS_E_DUPLICATE, "duplicate member (given in both spellings)", key);
-        if ((st = decode_field(c, f, fbase)) != APS_OK)
+        if (APS_UNLIKELY(see(&s, i))) {
+            if ((st = collect(c, fail_member(c, APS_E_DUPLICATE, "duplicate member (given in both spellings)",
+                                             key))) != APS_OK ||
+                (st = aps_json_skip(r, c->err)) != APS_OK)
+                return st;
+            continue;
+        }
+        if (APS_UNLIKELY(c->on_error != NULL))
+            aps_json_reader_save(r, &before);
+        if ((st = decode_field(c, f, fbase)) != APS_OK && (st = collect_value(c, st, &before)) != APS_OK)
             return st;
     }
     if ((st = check_required(c, pf, np, 0, &s)) != APS_OK || (st = check_required(c, af, na, np, &s)) != APS_OK)
         return st;
     if (extras != NULL && APS_UNLIKELY(extras->count < t->u.st.extras_min ||
-                                       (t->u.st.extras_max != 0 && extras->count > t->u.st.extras_max)))
-        return fail_count(c, extras->count, t->u.st.extras_min, t->u.st.extras_max, "extra member");
+                                       (t->u.st.extras_max != 0 && extras->count > t->u.st.extras_max)) &&
+        (st = collect(c, fail_count(c, extras->count, t->u.st.extras_min, t->u.st.extras_max, "extra member"))) !=
+            APS_OK)
+        return st;
     if (vt != NULL) {
         aps_json_raw *raw = APS_AT(base, t->u.st.variants_offset + vt->u.un.raw_offset, aps_json_raw);
         raw->ptr = start;
@@ -793,13 +861,6 @@ static aps_status decode_discriminated(dctx *c, const aps_type *t, char *out)
     return APS_OK;
 }
 
-/* Statuses after which no other alternative can succeed: the text itself is bad. */
-static bool fatal(aps_status st)
-{
-    return st == APS_E_NOMEM || st == APS_E_LIMIT || st == APS_E_SYNTAX || st == APS_E_UTF8 ||
-           st == APS_E_DEPTH || st == APS_E_STATE || st == APS_E_ARGUMENT;
-}
-
 /* Passes a trial's error on to the caller's record (first error wins there too). */
 static void adopt_error(aps_error *to, const aps_error *from)
 {
@@ -811,6 +872,7 @@ static APS_NOINLINE aps_status decode_untagged(dctx *c, const aps_type *t, char 
 {
     aps_json_reader *r = c->r;
     aps_error *caller = c->err, best, cur;
+    aps_error_fn on_error = c->on_error;
     aps_json_pos pos;
     const char *start = value_here(r);
     size_t i;
@@ -821,9 +883,12 @@ static APS_NOINLINE aps_status decode_untagged(dctx *c, const aps_type *t, char 
         const aps_type *alt = t->u.un.alts[i];
         memset(out + t->u.un.payload_offset, 0, alt->size);
         aps_error_clear(&cur);
+        /* a trial fails at its first error: collecting, the choice's error is its best trial's */
         c->err = &cur;
+        c->on_error = NULL;
         st = decode_value(c, alt, out + t->u.un.payload_offset);
         c->err = caller;
+        c->on_error = on_error;
         if (st == APS_OK) {
             set_union(t, out, (int)(i + 1), start, r->cur);
             return APS_OK;
@@ -1035,6 +1100,9 @@ static void ctx_init(dctx *c, aps_json_reader *r, const aps_decode_options *o, a
     c->key_case = o != NULL ? o->key_case : APS_CASE_EITHER;
     c->strict = o != NULL && o->strict;
     c->depth = 0;
+    c->on_error = NULL;
+    c->error_user = NULL;
+    c->first = APS_OK;
 }
 
 aps_status aps_schema_decode_value(const aps_type *type, aps_json_reader *r, void *out,
@@ -1161,4 +1229,47 @@ aps_status aps_schema_decode_as(const aps_type *type, size_t alt, const char *js
         return st;
     set_union(type, (char *)out, (int)(alt + 1), start, r.cur);
     return aps_json_reader_finish(&r, err);
+}
+
+aps_status aps_schema_check_all(const aps_type *type, const char *json, size_t len, aps_arena *arena,
+                                const aps_decode_options *options, aps_error_fn on_error, void *user)
+{
+    aps_json_reader r;
+    aps_error err = APS_ERROR_INIT;
+    aps_status st;
+    void *out;
+    dctx c;
+    if (type == NULL || arena == NULL || (json == NULL && len != 0) || on_error == NULL)
+        return APS_E_ARGUMENT;
+    if ((out = aps_arena_alloc(arena, type->size != 0 ? type->size : 1)) == NULL)
+        return APS_E_NOMEM;
+    memset(out, 0, type->size);
+    reader_open(&r, json, len, arena, options);
+    ctx_init(&c, &r, options, &err);
+    c.on_error = on_error;
+    c.error_user = user;
+    st = decode_value(&c, type, out);
+    if (st == APS_OK)
+        st = aps_json_reader_finish(&r, &err);
+    /* what could not be passed over (the top value, bad text) ends the list */
+    if (st != APS_OK) {
+        /* the only error: in the decoder's words (collecting reads bad text by another path, which
+           may word the same fault otherwise) */
+        aps_error exact = APS_ERROR_INIT;
+        if (c.first == APS_OK && aps_schema_priv_decode_exact(type, json, len, arena, out, options, &exact) != APS_OK) {
+            err = exact;
+            st = exact.code;
+        }
+        if (err.code == APS_OK)
+            aps_error_set(&err, st, SIZE_MAX, "%s", aps_status_str(st));
+        on_error(user, &err);
+        return c.first != APS_OK ? c.first : st;
+    }
+    if (c.first != APS_OK)
+        return c.first;
+    /* decoding checks every constraint on the way; validate only adds what a value alone shows */
+    st = aps_schema_validate(type, out, options != NULL && options->strict, &err);
+    if (st != APS_OK)
+        on_error(user, &err);
+    return st;
 }

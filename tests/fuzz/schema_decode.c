@@ -2,7 +2,8 @@
  * Fuzz target: the schema engine on hostile input. Decodes the bytes as
  * Message and Command (fixture.h's hand-written descriptors) in every key
  * case, strict and tolerant; whatever decodes must validate, encode, decode
- * again and encode to the same bytes.
+ * again and encode to the same bytes. What does not decode is listed by
+ * aps_schema_check_all, whose first error must be the decoder's.
  */
 #include "../schema/fixture.h"
 
@@ -10,6 +11,20 @@
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+typedef struct first_error {
+    size_t n;
+    aps_error first;
+} first_error;
+
+static void on_error(void *user, const aps_error *e)
+{
+    first_error *f = user;
+    if (f->n++ == 0)
+        f->first = *e;
+    if (e->code == APS_OK || e->message[0] == '\0')
+        abort();
+}
 
 static void check(const aps_type *t, const char *json, size_t len, aps_key_case kc, bool strict)
 {
@@ -32,7 +47,14 @@ static void check(const aps_type *t, const char *json, size_t len, aps_key_case 
     st = aps_schema_decode(t, json, len, &arena, &a, &o, &err);
     if (st != APS_OK) {
         /* Every failure is located and worded. */
+        first_error f;
         if (err.code != st || err.message[0] == '\0' || (err.offset > len && err.offset != SIZE_MAX))
+            abort();
+        /* Listing them all starts with the same one. */
+        memset(&f, 0, sizeof f);
+        if (aps_schema_check_all(t, json, len, &arena, &o, on_error, &f) != st || f.n == 0 ||
+            f.first.code != err.code || strcmp(f.first.pointer, err.pointer) != 0 ||
+            strcmp(f.first.message, err.message) != 0)
             abort();
         aps_arena_deinit(&arena);
         return;

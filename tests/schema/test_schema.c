@@ -1525,6 +1525,104 @@ static void test_nomem(void)
     }
 }
 
+/* ---- every error at once (aps_schema_check_all) ------------------------------------ */
+
+typedef struct collected {
+    size_t n;
+    aps_error e[8];
+} collected;
+
+static void collect_error(void *user, const aps_error *e)
+{
+    collected *c = user;
+    if (c->n < 8)
+        c->e[c->n] = *e;
+    c->n++;
+}
+
+static aps_status check_all(const aps_type *t, const char *json, collected *c)
+{
+    aps_decode_options o;
+    memset(&o, 0, sizeof o);
+    o.key_case = APS_CASE_SCHEMA;
+    o.strict = true;
+    memset(c, 0, sizeof *c);
+    return aps_schema_check_all(t, json, strlen(json), &arena, &o, collect_error, c);
+}
+
+/* The first error collected is the one aps_schema_decode reports: one verdict, however many are named. */
+static void check_first_is_decode(const aps_type *t, const char *json)
+{
+    Message m;
+    collected c;
+    aps_status all = check_all(t, json, &c), one = decode(t, json, &m);
+    CHECK_INT(all, one);
+    CHECK(c.n >= 1);
+    CHECK_STR(c.e[0].pointer, err.pointer);
+    CHECK_STR(c.e[0].message, err.message);
+}
+
+static void test_check_all(void)
+{
+    static const char *const head = "{\"type\":\"event\",\"method\":\"messages\",\"params\":";
+    char json[1024];
+    collected c;
+    aps_status st;
+
+    /* Two missing members of one object: both named, in schema order. */
+    snprintf(json, sizeof json, "%s{\"namespace\":[],\"timestamp\":1,\"data\":{\"event\":\"message-start\"}}}",
+             head);
+    st = check_all(&T_Message, json, &c);
+    CHECK_INT(st, APS_E_MISSING);
+    CHECK_INT(c.n, 2);
+    CHECK_STR(c.e[0].pointer, "/params/data");
+    CHECK_STR(c.e[0].message, "missing required member 'role'");
+    CHECK_STR(c.e[1].pointer, "/params/data");
+    CHECK_STR(c.e[1].message, "missing required member 'id'");
+    check_first_is_decode(&T_Message, json);
+
+    /* Errors in several members and array elements, in document order; the siblings after a bad value
+     * are still read. */
+    snprintf(json, sizeof json,
+             "%s{\"namespace\":[1,\"a\",true],\"timestamp\":\"now\",\"bogus\":{\"x\":[1]},"
+             "\"data\":{\"event\":\"message-start\",\"role\":\"ai\",\"id\":\"m\"}}}",
+             head);
+    st = check_all(&T_Message, json, &c);
+    CHECK_INT(st, APS_E_TYPE);
+    CHECK_INT(c.n, 4);
+    CHECK_STR(c.e[0].pointer, "/params/namespace/0");
+    CHECK_STR(c.e[1].pointer, "/params/namespace/2");
+    CHECK_STR(c.e[2].pointer, "/params/timestamp");
+    CHECK_STR(c.e[3].pointer, "/params/bogus");
+    CHECK_STR(c.e[3].message, "unknown member 'bogus'");
+    check_first_is_decode(&T_Message, json);
+
+    /* A valid value: no call, APS_OK. */
+    st = check_all(&T_Message, delta_event, &c);
+    CHECK_INT(st, APS_OK);
+    CHECK_INT(c.n, 0);
+
+    /* Bad text ends the list: what came before it is kept. */
+    snprintf(json, sizeof json, "%s{\"namespace\":[2],\"timestamp\":1,\"data\":{\"event\":\"message-start\",", head);
+    st = check_all(&T_Message, json, &c);
+    CHECK_INT(st, APS_E_TYPE);
+    CHECK_INT(c.n, 2);
+    CHECK_STR(c.e[0].pointer, "/params/namespace/0");
+    CHECK_INT(c.e[1].code, APS_E_SYNTAX);
+
+    /* An unknown discriminant fails its whole object once; the members around it are still read. */
+    snprintf(json, sizeof json,
+             "%s{\"namespace\":[],\"timestamp\":-1,\"data\":{\"event\":\"message-stop\",\"role\":1}}}", head);
+    st = check_all(&T_Message, json, &c);
+    CHECK_INT(c.n, 2);
+    CHECK_STR(c.e[0].pointer, "/params/timestamp");
+    CHECK_STR(c.e[1].pointer, "/params/data/event");
+    check_first_is_decode(&T_Message, json);
+
+    /* No callback: refused. */
+    CHECK_INT(aps_schema_check_all(&T_Message, "{}", 2, &arena, NULL, NULL, NULL), APS_E_ARGUMENT);
+}
+
 int main(void)
 {
     aps_arena_init(&arena, NULL);
@@ -1548,6 +1646,7 @@ int main(void)
     test_depth();
     test_encode_writer();
     test_nomem();
+    test_check_all();
     aps_arena_deinit(&arena);
     return test_report();
 }

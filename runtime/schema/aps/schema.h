@@ -295,6 +295,29 @@ APS_NODISCARD aps_status aps_schema_decode_value(const aps_type *type, aps_json_
                                                  void *out, const aps_decode_options *options,
                                                  aps_error *err);
 
+/* Receives one error of aps_schema_check_all; `err` lives only for the call. */
+typedef void (*aps_error_fn)(void *user, const aps_error *err);
+
+/*
+ * Every error of `json` as `type`, where aps_schema_decode stops at the
+ * first: for a report that names them all (a server that breaks two rules
+ * in one event is told of both at once). Each goes to on_error (required)
+ * in document order, with its pointer and offset, as aps_schema_decode
+ * would have reported it had it been the first. After an error in a
+ * member's value or an array element, that value is passed over and its
+ * siblings are checked; every missing required member of an object is
+ * named. An untagged choice reports one error, its closest alternative's.
+ * Bad text (syntax, UTF-8, depth, limits) ends the list. The value decoded
+ * on the way is scratch in `arena`. Slower than aps_schema_decode: call it
+ * on a value that one has rejected. Returns APS_OK when there is no error
+ * (then on_error was not called), else the first error's status;
+ * APS_E_ARGUMENT (on_error not called) for a NULL type, arena or
+ * on_error. Thread-safe as aps_schema_decode.
+ */
+APS_NODISCARD aps_status aps_schema_check_all(const aps_type *type, const char *json, size_t len,
+                                              aps_arena *arena, const aps_decode_options *options,
+                                              aps_error_fn on_error, void *user);
+
 /*
  * Decodes `json` as alternative `alt` (0-based) of the union `type`, as the
  * application knows it from context (the result of a `run.start` command).

@@ -21,6 +21,8 @@ typedef struct apstream_options {
     aps_record_format format;
     uint64_t capacity, bytes;
     uint64_t max_errors; /* --max-errors: diagnostics shown at most (0: all) */
+    const char *baseline;       /* --baseline FILE: accepted findings */
+    const char *write_baseline; /* --write-baseline FILE: this run's findings, as a baseline */
     const char *request;
     const char *redis;  /* --redis URL: the replay log on Redis Streams */
     size_t max_record;  /* longest JSONL line, SSE event or JSON document accepted */
@@ -63,20 +65,51 @@ int apstream_check_records(const apstream_options *o, uint64_t records);
 const aps_type *apstream_find_type(const char *name);
 
 /*
- * Diagnostics about records (report.c), capped at o->max_errors: set up
- * once (`json`: as objects of a JSON array, for validate --output json).
+ * Findings about records (report.c), capped at o->max_errors: set up
+ * once (`json`: as objects of a JSON array, for --output json). Each has
+ * a stable rule id (docs/apstream.md lists them) and the method of the
+ * event or command it is about (NULL: none), which with the pointer are
+ * its key for the baseline (baseline.c).
  */
 void apstream_diag_setup(const apstream_options *o, int json);
-/* Prints "LINE: error: POINTER: message" to `out` (the root pointer as "(root)"). */
-void apstream_report(FILE *out, uint64_t line, const aps_error *err);
-/* Prints "LINE: SEVERITY: [POINTER: ]message" to `out`; `pointer` may be NULL. */
-void apstream_diag(FILE *out, uint64_t line, const char *severity, const char *pointer, const char *fmt, ...)
+/*
+ * Prints "LINE: error: POINTER: message [rule]" to `out` (the root pointer
+ * as "(root)"). Returns 1, or 0 when the baseline accepts it (then nothing
+ * is printed, and it must not fail the run).
+ */
+int apstream_report(FILE *out, uint64_t line, const char *rule, const char *method, const aps_error *err);
+/* Prints "LINE: SEVERITY: [POINTER: ]message [rule]" to `out`; `pointer` may be NULL. Returns as apstream_report. */
+int apstream_diag(FILE *out, uint64_t line, const char *severity, const char *rule, const char *method,
+                  const char *pointer, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
+    __attribute__((format(printf, 7, 8)))
 #endif
     ;
 /* Says on stderr how many diagnostics the cap did not show. */
 void apstream_diag_end(void);
+
+/*
+ * Baselines (baseline.c): accepted findings, and the record of a run's.
+ * apstream_baseline_load reads --baseline FILE (-1 after saying what is
+ * wrong with it); apstream_baseline_keep makes a run keep its findings
+ * for apstream_baseline_write (--write-baseline FILE; -1 after saying
+ * why). apstream_baseline_note counts a finding by its key (`missing`: a
+ * missing member's name, or NULL) and returns 0 when the baseline accepts
+ * it, else 1. apstream_baseline_summary says on stderr what was accepted
+ * and which entries no longer occur. Process-wide state, one run at a time.
+ */
+int apstream_baseline_load(const char *path);
+void apstream_baseline_keep(void);
+int apstream_baseline_note(const char *rule, const char *method, const char *pointer, const char *missing,
+                           const char *example);
+int apstream_baseline_write(const char *path);
+void apstream_baseline_summary(void);
+void apstream_baseline_free(void);
+/* What a command does with o->baseline and o->write_baseline at its start and end. -1 after saying why. */
+int apstream_baseline_begin(const apstream_options *o);
+int apstream_baseline_end(const apstream_options *o);
+/* The `method` member of a record's JSON (at most cap - 1 bytes), or "" when it has none. */
+const char *apstream_record_method(const aps_record *rec, char *buf, size_t cap);
 
 /*
  * The assembler over a stream of records (assemble.c): `apstream assemble`

@@ -117,7 +117,31 @@ struct apstream_check {
     uint64_t last_seq, last_seq_line;
     id_window ids;
     asm_run *assembler;        /* Message streams: the lifecycle rules, as assemble checks them */
+    /* the record being checked, for reporting each of its schema errors */
+    const aps_record *rec;
+    const char *method;
+    uint64_t counted;          /* its errors the baseline did not accept */
 };
+
+const char *apstream_record_method(const aps_record *rec, char *buf, size_t cap)
+{
+    aps_json_raw obj = { rec->text, rec->len }, v;
+    aps_json_reader r;
+    aps_arena arena;
+    aps_slice m;
+    buf[0] = '\0';
+    aps_arena_init(&arena, NULL);
+    /* the envelope's own member, whatever the schema says of the rest */
+    if (aps_json_raw_member(obj, "method", 6, &arena, &v, NULL) == APS_OK) {
+        aps_json_reader_init(&r, v.ptr, v.len, &arena, NULL);
+        if (aps_json_read_string(&r, &m, NULL) == APS_OK && m.len < cap && memchr(m.ptr, '\0', m.len) == NULL) {
+            memcpy(buf, m.ptr, m.len);
+            buf[m.len] = '\0';
+        }
+    }
+    aps_arena_deinit(&arena);
+    return buf;
+}
 
 /* --strict on SSE: the transport fields must agree with the message (see ap_message_check_sse_binding). */
 static aps_status check_sse_binding(const aps_record *rec, const ap_message_t *msg, aps_error *err)
@@ -143,22 +167,22 @@ static int check_stream(apstream_check *s, const aps_record *rec, const ap_messa
     if (ev->has_seq) {
         uint64_t seq = ev->seq;
         if (s->have_seq && seq <= s->last_seq) {
-            apstream_diag(s->out, rec->line, sev, "/seq", "seq %" PRIu64 " is not greater than seq %" PRIu64 " at line %" PRIu64,
-                          seq, s->last_seq, s->last_seq_line);
-            found++;
+            found += apstream_diag(s->out, rec->line, sev, "seq-order", s->method, "/seq",
+                                   "seq %" PRIu64 " is not greater than seq %" PRIu64 " at line %" PRIu64, seq,
+                                   s->last_seq, s->last_seq_line);
         } else {
             /* the seqs of records rejected in between may fill a gap: only what they cannot is a loss */
             if (s->have_seq && s->o->unfiltered && seq - s->last_seq > 1 + s->rejected_since) {
                 if (seq - s->last_seq == 2)
-                    apstream_diag(s->out, rec->line, sev, "/seq",
-                                  "seq %" PRIu64 " is missing: seq %" PRIu64 " follows seq %" PRIu64 " at line %" PRIu64,
-                                  s->last_seq + 1, seq, s->last_seq, s->last_seq_line);
+                    found += apstream_diag(s->out, rec->line, sev, "seq-gap", s->method, "/seq",
+                                           "seq %" PRIu64 " is missing: seq %" PRIu64 " follows seq %" PRIu64
+                                           " at line %" PRIu64,
+                                           s->last_seq + 1, seq, s->last_seq, s->last_seq_line);
                 else
-                    apstream_diag(s->out, rec->line, sev, "/seq",
-                                  "seqs %" PRIu64 " to %" PRIu64 " are missing: seq %" PRIu64 " follows seq %" PRIu64
-                                  " at line %" PRIu64,
-                                  s->last_seq + 1, seq - 1, seq, s->last_seq, s->last_seq_line);
-                found++;
+                    found += apstream_diag(s->out, rec->line, sev, "seq-gap", s->method, "/seq",
+                                           "seqs %" PRIu64 " to %" PRIu64 " are missing: seq %" PRIu64
+                                           " follows seq %" PRIu64 " at line %" PRIu64,
+                                           s->last_seq + 1, seq - 1, seq, s->last_seq, s->last_seq_line);
             }
             /* the highest seq so far: after a swap, the next event is compared with the later of the two */
             s->have_seq = 1;
@@ -171,13 +195,38 @@ static int check_stream(apstream_check *s, const aps_record *rec, const ap_messa
         int64_t first = id_seen(&s->ids, ev->event_id.ptr, ev->event_id.len, rec->line);
         if (first < 0)
             return -1;
-        if (first > 0) {
-            apstream_diag(s->out, rec->line, sev, "/eventId", "eventId \"%.*s\" repeats the event at line %" PRId64,
-                          (int)(ev->event_id.len > 64 ? 64 : ev->event_id.len), ev->event_id.ptr, first);
-            found++;
-        }
+        if (first > 0)
+            found += apstream_diag(s->out, rec->line, sev, "event-id-repeat", s->method, "/eventId",
+                                   "eventId \"%.*s\" repeats the event at line %" PRId64,
+                                   (int)(ev->event_id.len > 64 ? 64 : ev->event_id.len), ev->event_id.ptr, first);
     }
     return found;
+}
+
+/* One schema error of the record being checked (an aps_error_fn). */
+static void schema_error(void *user, const aps_error *err)
+{
+    apstream_check *s = user;
+    s->counted += (uint64_t)apstream_report(s->out, s->rec->line, "schema", s->method, err);
+}
+
+/*
+ * A record the schema rejects: every error of it, not only the first (a
+ * server told of one error at a time needs as many runs to learn them).
+ * Returns how many the baseline did not accept.
+ */
+static uint64_t report_schema_errors(apstream_check *s, const aps_decode_options *dopt, const aps_error *first)
+{
+    aps_arena scratch;
+    aps_status st;
+    s->counted = 0;
+    aps_arena_init(&scratch, NULL);
+    st = aps_schema_check_all(s->type, s->rec->text, s->rec->len, &scratch, dopt, schema_error, s);
+    aps_arena_deinit(&scratch);
+    /* a rejection the full list cannot reproduce (out of memory there) is still reported */
+    if (st == APS_OK || st == APS_E_NOMEM || st == APS_E_ARGUMENT)
+        s->counted = (uint64_t)apstream_report(s->out, s->rec->line, "schema", s->method, first);
+    return s->counted;
 }
 
 int apstream_check_record(void *user, const aps_record *rec)
@@ -188,7 +237,10 @@ int apstream_check_record(void *user, const aps_record *rec)
     aps_status st;
     void *value;
     int stream = 0, decoded;
-    uint64_t lifecycle = 0;
+    uint64_t lifecycle = 0, schema = 0;
+    char method[48];
+    s->rec = rec;
+    s->method = apstream_record_method(rec, method, sizeof method);
     aps_arena_reset(&s->arena);
     memset(&dopt, 0, sizeof dopt);
     dopt.key_case = s->o->key_case;
@@ -202,14 +254,15 @@ int apstream_check_record(void *user, const aps_record *rec)
     if (st == APS_OK)
         st = aps_schema_validate(s->type, value, dopt.strict, &err);
     decoded = st == APS_OK;
-    if (st == APS_OK && rec->from_sse && s->o->strict && s->type == &ap_message_type)
-        st = check_sse_binding(rec, value, &err);
     if (st == APS_E_NOMEM)
         return 2;
     if (st != APS_OK) {
         if (err.code == APS_OK)
             aps_error_set(&err, st, 0, "%s", aps_status_str(st));
-        apstream_report(s->out, rec->line, &err);
+        schema = report_schema_errors(s, &dopt, &err);
+    } else if (rec->from_sse && s->o->strict && s->type == &ap_message_type &&
+               check_sse_binding(rec, value, &err) != APS_OK) {
+        schema = (uint64_t)apstream_report(s->out, rec->line, "sse-binding", s->method, &err);
     }
     /* the stream's order is checked and recorded whatever else is wrong with the event */
     if (decoded && s->type == &ap_message_type && !s->roundtrip && (stream = check_stream(s, rec, value)) < 0)
@@ -223,13 +276,14 @@ int apstream_check_record(void *user, const aps_record *rec)
             return 2;
         lifecycle = apstream_asm_found(s->assembler) - before;
     }
-    /* under --strict a record is valid when it breaks no rule, its own or the stream's */
-    if (st != APS_OK || (s->o->strict && (stream > 0 || lifecycle > 0))) {
+    /* under --strict a record is valid when it breaks no rule, its own or the stream's; what the
+     * baseline accepts breaks none */
+    if (schema > 0 || (s->o->strict && (stream > 0 || lifecycle > 0))) {
         s->invalid++;
         return 0;
     }
-    s->valid++;
-    if (s->roundtrip) {
+    s->valid++; /* a rejected record whose every error the baseline accepts counts as valid */
+    if (s->roundtrip && decoded) {
         aps_encode_options eopt;
         memset(&eopt, 0, sizeof eopt);
         eopt.key_case = s->o->key_case == APS_CASE_SNAKE ? APS_CASE_SNAKE : APS_CASE_SCHEMA;
@@ -247,8 +301,8 @@ int apstream_check_record(void *user, const aps_record *rec)
 void apstream_check_framing_error(void *user, uint64_t line, const aps_error *err)
 {
     apstream_check *s = user;
-    apstream_report(s->out, line, err);
-    s->invalid++;
+    if (apstream_report(s->out, line, "framing", NULL, err))
+        s->invalid++;
 }
 
 apstream_check *apstream_check_new(const apstream_options *o, const aps_type *type, int roundtrip, FILE *out)

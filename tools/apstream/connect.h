@@ -31,21 +31,30 @@
 #define CX_MAX_ID 256
 
 typedef enum cx_role {
-    CX_MAIN,   /* the subscription checked like validate --strict, resumed with --resume-after */
-    CX_FILTER, /* the second subscription, with a filter: must get the matching subset of MAIN */
-    CX_PROBE   /* after the run: a resume from before the window, which must say a miss or continue */
+    CX_MAIN,    /* the subscription checked like validate --strict, resumed with --resume-after */
+    CX_FILTER,  /* the second subscription, with a filter: must get the matching subset of MAIN */
+    CX_PROBE,   /* after the run: a resume from before the window, which must say a miss or continue */
+    CX_COMMANDS /* --commands over a WebSocket: a socket for the commands probe, no subscription */
 } cx_role;
 
-/* How a subscription resumes (SSE: since, Last-Event-ID, sinceEventId; WebSocket: reconnect). */
+/*
+ * How a subscription resumes (SSE: since, Last-Event-ID, sinceEventId;
+ * WebSocket: reconnect, or where the server refused that, a new
+ * subscription whose replay is de-duplicated by seq).
+ */
 typedef enum cx_resume {
     CX_RESUME_NONE,
     CX_RESUME_SINCE,
     CX_RESUME_LAST_EVENT_ID,
     CX_RESUME_SINCE_EVENT_ID,
-    CX_RESUME_RECONNECT
+    CX_RESUME_RECONNECT,
+    CX_RESUME_SUBSCRIBE,
+    CX_RESUME_WAYS
 } cx_resume;
 
+/* How a resume is named in messages, and (short, stable) as the method of its findings' baseline keys. */
 const char *cx_resume_name(cx_resume how);
+const char *cx_resume_key(cx_resume how);
 
 typedef struct cx_seqs {
     uint64_t *v;
@@ -67,14 +76,18 @@ typedef struct cx_stream {
     int miss;                   /* the server announced a miss before the first event */
     uint64_t miss_lost, miss_oldest;
     uint64_t missed;            /* every miss the server announced on this connection, summed */
+    uint64_t heartbeats;        /* SSE comments other than a miss: the transport times them */
     int has_prev;
     uint64_t prev_seq;          /* this connection's last seq (probe: continuity) */
     uint64_t count;             /* events on this connection */
+    uint64_t fresh;             /* CX_MAIN: events on it past what the client had (for drop_at) */
     uint64_t drop_at;           /* CX_MAIN: drop after this many events on it (0: never) */
     int stop;                   /* the client is done with it (dropped, failed, or the run ended) */
     int dropped;                /* stopped by drop_at: connect.c resumes it */
     int closed;                 /* the connection is gone, for whatever reason */
     int ended;                  /* the root lifecycle end was read on it */
+    uint64_t skip_through;      /* a resume replayed from too early: events up to this seq are dropped */
+    uint64_t replayed;          /* such events */
     int waiting_reconnect;      /* WebSocket: events before the reconnect's answer are the subscribe's replay */
     uint64_t ignored;           /* such events */
 } cx_stream;
@@ -84,6 +97,9 @@ typedef struct cx_pending {
     char method[40];
     cx_stream *on;              /* the WebSocket it went on; NULL: POST /commands */
     int reconnect;              /* its answer releases on->waiting_reconnect */
+    int probe;                  /* --commands: an ErrorResponse is an answer (unless unknown_command), a
+                                   success's result must be the method's result type */
+    int no_id;                  /* sent without an id: the answer is an ErrorResponse with a null id */
 } cx_pending;
 
 struct cx_session {
@@ -93,6 +109,8 @@ struct cx_session {
     uint64_t events;
     uint64_t errors;            /* connect's own findings: each one fails the run */
     int io_error;               /* the server could not be reached at all: exit 2 */
+    int no_endpoint;            /* it answered, but without the protocol's routes (said once) */
+    const char *url;            /* the server's, for messages */
     int unfiltered;             /* every channel: a gap in seq is a loss */
     aps_filter filter;          /* the filtered subscription's, to compute what it must get */
     int has_filter;
@@ -111,9 +129,21 @@ struct cx_session {
     char run_id[CX_MAX_ID];     /* the last runId seen (subscription.reconnect names it) */
     size_t run_id_len;
     int ended;                  /* the root lifecycle of the main subscription ended */
+    int main_incomplete;        /* it lost events on a resume: the filtered one cannot be compared */
+    int websocket;
+    int refused[CX_RESUME_WAYS]; /* ways of resuming the server refused (said once): not tried again */
+    int replays[CX_RESUME_WAYS]; /* ways it answered from too early (said once): others are preferred */
+    int stall_said;              /* --stall: said once, whichever subscription stalled first */
+    /* events on the filtered subscription that its filter excludes, and repeats there: over a
+       WebSocket with nothing on the main one, the server routes a thread's events to one socket */
+    uint64_t misrouted, misrouted_first, filter_repeats, filter_repeat_seq;
+    int routing_said;
     cx_pending pending[CX_MAX_PENDING];
     size_t npending;
     uint64_t next_id;           /* ids of the commands connect makes itself */
+    uint64_t probe_answered, probe_refused; /* --commands: answers, and ErrorResponses among them */
+    int has_start, start_refused; /* the --start command (start_id) was refused: there is no run to read */
+    uint64_t start_id;
     aps_arena arena;
 };
 
@@ -129,10 +159,21 @@ int cx_session_set_filter(cx_session *s, const char *json, size_t len, int main)
 uint64_t cx_session_finish(cx_session *s, int deliver);
 void cx_session_deinit(cx_session *s);
 
-/* A finding of connect's own (`line`: the event it is about, 0: none), counted as an error. */
-void cx_error(cx_session *s, uint64_t line, const char *pointer, const char *fmt, ...)
+/*
+ * A finding of connect's own (`line`: the event it is about, 0: none) by
+ * its rule id and the method it is about (NULL: none), counted as an
+ * error unless the baseline accepts it.
+ */
+void cx_error(cx_session *s, uint64_t line, const char *rule, const char *method, const char *pointer,
+              const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+/* A note on stderr: what was not checked and why (a check that depends on one that failed). No finding. */
+void cx_note(cx_session *s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
 #endif
     ;
 
@@ -149,8 +190,14 @@ int cx_ws_message(cx_stream *st, const char *text, size_t len);
 
 /* Remembers a command sent (CX_MAX_PENDING at most: -1 beyond). */
 int cx_pending_add(cx_session *s, uint64_t id, const char *method, cx_stream *on, int reconnect);
+/* Marks pending command `id` as the commands probe's (`no_id`: sent without an id). */
+void cx_pending_probe(cx_session *s, uint64_t id, int no_id);
 /* Forgets the commands in band on `on`, whose socket the client closed: their answers cannot come. */
 void cx_pending_abandon(cx_session *s, const cx_stream *on);
+/* The method of pending command `id` into buf ("" when none is pending). */
+void cx_pending_method(const cx_session *s, uint64_t id, char *buf, size_t cap);
+/* The server answered HTTP `status` (404) where the protocol has a route: one finding, however many ask. */
+void cx_no_endpoint(cx_session *s, const char *what, long status);
 /* Forgets command `id`, whose failure the transport has said (no answer can be checked). */
 void cx_pending_forget(cx_session *s, uint64_t id);
 /*

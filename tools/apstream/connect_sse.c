@@ -4,9 +4,12 @@
  * protocol text's spelling) and commands (POST …/threads/ID/commands), on
  * libcurl's multi interface, so the subscriptions and a command run at once
  * in one loop that connect.c drives. Bytes go to the reading path
- * (connect_read.c) as they arrive; nothing here judges them, except that a
- * connection silent for the stall time, a response body over the size
- * bound, or an HTTP status other than 200 is an error.
+ * (connect_read.c) as they arrive; nothing here judges them, except what
+ * only the clock or HTTP shows: a response body over the size bound, an
+ * HTTP status other than 200, a heartbeat the server set up and then
+ * missed, and (only with --stall) a connection silent that long. Silence
+ * alone is no finding: the protocol asks for no heartbeat, and a node may
+ * think for minutes.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -17,6 +20,9 @@
 
 #include "connect.h"
 
+/* Bytes of an error page kept for the finding that quotes it. */
+#define ERROR_PAGE_KEPT 160
+
 typedef struct sse_xfer {
     CURL *easy;
     struct sse_xfer *next;
@@ -26,12 +32,19 @@ typedef struct sse_xfer {
     char *body;               /* what is POSTed (owned) */
     struct curl_slist *headers;
     uint64_t id;              /* a command's id */
+    char method[40];          /* its method, for findings */
     char *resp;               /* a command's response body, at most `max` bytes */
     size_t max;
     size_t resp_len;
     int too_big;
     int64_t last_byte_ms;
     long status;
+    /* the heartbeat the server showed: two comments with nothing between, `period_ms` apart */
+    uint64_t heartbeats;      /* st->heartbeats when last looked at */
+    uint64_t events_then;     /* st->count at the last heartbeat */
+    int64_t heartbeat_ms;     /* when the last one came (0: none yet) */
+    int64_t period_ms;        /* the longest such gap (0: no heartbeat shown) */
+    int missed_said;
 } sse_xfer;
 
 typedef struct sse_transport {
@@ -47,8 +60,16 @@ static size_t on_stream_bytes(char *ptr, size_t size, size_t nmemb, void *user)
     x->last_byte_ms = cx_now_ms();
     if (x->status == 0)
         curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->status);
-    if (x->status != 200)
-        return n; /* an error page: read and dropped, the status is reported at the end */
+    if (x->status != 200) {
+        /* an error page: its start kept for the message (one line, printable), the status said at the end */
+        size_t i;
+        if (x->resp == NULL && (x->resp = malloc(ERROR_PAGE_KEPT + 1)) == NULL)
+            return n;
+        for (i = 0; i < n && x->resp_len < ERROR_PAGE_KEPT; i++)
+            x->resp[x->resp_len++] = ptr[i] >= 0x20 && ptr[i] < 0x7f ? ptr[i] : ' ';
+        x->resp[x->resp_len] = '\0';
+        return n;
+    }
     /* anything but 0 (go on) ends the transfer: the client is done with it, or cannot go on */
     return cx_sse_push(x->st, ptr, n) == 0 ? n : 0;
 }
@@ -96,7 +117,7 @@ static sse_xfer *xfer_new(sse_transport *t, const char *path, char *body)
     curl_easy_setopt(x->easy, CURLOPT_POSTFIELDS, x->body);
     curl_easy_setopt(x->easy, CURLOPT_POSTFIELDSIZE, (long)strlen(x->body));
     curl_easy_setopt(x->easy, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(x->easy, CURLOPT_CONNECTTIMEOUT_MS, (long)t->base.stall_s * 1000L);
+    curl_easy_setopt(x->easy, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
     curl_easy_setopt(x->easy, CURLOPT_PRIVATE, x);
     return x;
 }
@@ -204,6 +225,7 @@ static int sse_command(cx_transport *tp, cx_stream *on, const char *text, size_t
         return -1;
     x->max = t->base.s->o->max_record;
     x->id = id;
+    cx_pending_method(t->base.s, id, x->method, sizeof x->method);
     curl_easy_setopt(x->easy, CURLOPT_WRITEFUNCTION, on_command_bytes);
     curl_easy_setopt(x->easy, CURLOPT_WRITEDATA, x);
     return xfer_start(t, x);
@@ -217,22 +239,29 @@ static void finished(sse_transport *t, sse_xfer *x, CURLcode rc)
     curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
     if (x->st == NULL) {
         cx_pending which;
-        if (rc == CURLE_OK && status != 200 && status != 400)
-            cx_error(s, 0, NULL, "POST /commands (command %" PRIu64 ") answered HTTP %ld", x->id, status);
+        if (rc == CURLE_OK && status == 404)
+            cx_no_endpoint(s, "POST /commands", status);
+        else if (rc == CURLE_OK && status != 200 && status != 400)
+            cx_error(s, 0, "http-status", x->method, NULL, "POST /commands (command %" PRIu64 ") answered HTTP %ld",
+                     x->id, status);
         if (x->too_big)
-            cx_error(s, 0, NULL, "the response to command %" PRIu64 " is over %zu bytes", x->id, s->o->max_record);
+            cx_error(s, 0, "too-large", x->method, NULL, "the response to command %" PRIu64 " is over %zu bytes",
+                     x->id, s->o->max_record);
         else if (rc != CURLE_OK)
-            cx_error(s, 0, NULL, "POST /commands (command %" PRIu64 "): %s", x->id, curl_easy_strerror(rc));
-        else
+            cx_error(s, 0, "connection", x->method, NULL, "POST /commands (command %" PRIu64 "): %s", x->id,
+                     curl_easy_strerror(rc));
+        else if (status != 404) /* said above: no answer of the protocol's to check */
             (void)cx_response(s, x->resp != NULL ? x->resp : "", x->resp_len, (int64_t)x->id, &which, NULL);
-        if (x->too_big || rc != CURLE_OK || x->resp == NULL)
+        if (x->too_big || rc != CURLE_OK || x->resp == NULL || status == 404)
             cx_pending_forget(s, x->id); /* no answer to check: its failure is said */
         return;
     }
     if (rc == CURLE_OK && status == 404 && !x->fallback && !x->st->stop) {
         /* the protocol text's spelling of the stream path */
-        if (open_path(t, x->st, x->request, 1) != 0)
-            cx_error(s, 0, NULL, "out of memory");
+        if (open_path(t, x->st, x->request, 1) != 0) {
+            fprintf(stderr, "apstream: out of memory\n");
+            s->io_error = 1;
+        }
         return;
     }
     x->st->closed = 1;
@@ -244,17 +273,54 @@ static void finished(sse_transport *t, sse_xfer *x, CURLcode rc)
                     curl_easy_strerror(rc));
         s->io_error = 1;
         x->st->stop = 1;
+    } else if (status == 404) {
+        cx_no_endpoint(s, "POST .../stream/events (and .../stream)", status);
+        x->st->stop = 1;
+    } else if (status >= 400 && status < 500 && x->st->how != CX_RESUME_NONE) {
+        /* a way of resuming the server does not take: said once, and the next way is tried */
+        cx_error(s, x->st->role == CX_MAIN ? s->events : 0, "resume-refused", cx_resume_key(x->st->how), NULL,
+                 "resuming by %s was answered HTTP %ld%s%.*s", cx_resume_name(x->st->how), status,
+                 x->resp_len > 0 ? ": " : "", (int)x->resp_len, x->resp != NULL ? x->resp : "");
+        s->refused[x->st->how] = 1;
+        x->st->stop = 1;
+        x->st->dropped = x->st->role == CX_MAIN;
     } else if (status != 200) {
-        cx_error(s, 0, NULL, "POST /threads/%s/%s answered HTTP %ld to a subscription", t->base.thread,
-                 x->fallback ? "stream" : "stream/events", status);
+        cx_error(s, 0, "http-status", NULL, NULL, "POST /threads/%s/%s answered HTTP %ld to a subscription",
+                 t->base.thread, x->fallback ? "stream" : "stream/events", status);
         x->st->stop = 1;
     } else if (rc != CURLE_OK) {
-        cx_error(s, x->st->role == CX_MAIN ? s->events : 0, NULL, "the subscription's connection failed: %s",
-                 curl_easy_strerror(rc));
+        cx_error(s, x->st->role == CX_MAIN ? s->events : 0, "connection", NULL, NULL,
+                 "the subscription's connection failed: %s", curl_easy_strerror(rc));
         x->st->stop = 1;
     } else {
         cx_sse_end(x->st);
     }
+}
+
+/*
+ * The heartbeat a server sets up, and misses: a period is known once two
+ * heartbeat comments came with no event between them (a server sending
+ * one every P s while idle); then silence for more than twice the longest
+ * such period, plus a second for the scheduler, is a missed heartbeat,
+ * said once per subscription.
+ */
+static void heartbeat(cx_session *s, sse_xfer *x, int64_t now)
+{
+    cx_stream *st = x->st;
+    if (st->heartbeats != x->heartbeats) {
+        if (x->heartbeat_ms != 0 && st->count == x->events_then && now - x->heartbeat_ms > x->period_ms)
+            x->period_ms = now - x->heartbeat_ms;
+        x->heartbeats = st->heartbeats;
+        x->heartbeat_ms = now;
+        x->events_then = st->count;
+    }
+    if (x->period_ms == 0 || x->missed_said || st->stop || now - x->last_byte_ms <= 2 * x->period_ms + 1000)
+        return;
+    x->missed_said = 1;
+    cx_error(s, st->role == CX_MAIN ? s->events : 0, "heartbeat-missed", NULL, NULL,
+             "%s: the server sent a heartbeat every %.1f s while idle, then nothing for %.1f s",
+             st->role == CX_MAIN ? "the subscription" : "a subscription", (double)x->period_ms / 1000.0,
+             (double)(now - x->last_byte_ms) / 1000.0);
 }
 
 static void sse_pump(cx_transport *tp, int ms)
@@ -273,20 +339,23 @@ static void sse_pump(cx_transport *tp, int ms)
         finished(t, x, m->data.result);
         xfer_free(t, x);
     }
-    /* a stall: no byte for stall_s (a server that answers nothing, or stops mid-body) */
     now = cx_now_ms();
     for (x = t->xfers; x != NULL; x = next) {
         next = x->next;
-        if (now - x->last_byte_ms < (int64_t)t->base.stall_s * 1000)
+        if (x->st != NULL)
+            heartbeat(tp->s, x, now);
+        /* a stall, only when asked for (--stall): no byte for stall_s */
+        if (t->base.stall_s == 0 || now - x->last_byte_ms < (int64_t)t->base.stall_s * 1000)
             continue;
         if (x->st != NULL) {
-            if (!x->st->stop)
-                cx_error(tp->s, x->st->role == CX_MAIN ? tp->s->events : 0, NULL,
-                         "%s stalled: no byte for %u s", x->st->role == CX_MAIN ? "the subscription" : "a subscription",
-                         t->base.stall_s);
+            if (!x->st->stop && !tp->s->stall_said++)
+                cx_error(tp->s, x->st->role == CX_MAIN ? tp->s->events : 0, "stall", NULL, NULL,
+                         "%s stalled: no byte for %u s (--stall)",
+                         x->st->role == CX_MAIN ? "the subscription" : "a subscription", t->base.stall_s);
             x->st->stop = x->st->closed = 1;
         } else {
-            cx_error(tp->s, 0, NULL, "command %" PRIu64 ": no response for %u s", x->id, t->base.stall_s);
+            cx_error(tp->s, 0, "stall", x->method, NULL, "command %" PRIu64 ": no response for %u s (--stall)", x->id,
+                     t->base.stall_s);
             cx_pending_forget(tp->s, x->id);
         }
         xfer_free(t, x);

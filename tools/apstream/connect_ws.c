@@ -48,12 +48,12 @@ typedef struct ws_transport {
     uint64_t next_id;
 } ws_transport;
 
-static void conn_error(ws_conn *c, const char *fmt, const char *detail)
+static void conn_error(ws_conn *c, const char *rule, const char *fmt, const char *detail)
 {
     cx_session *s = c->t->base.s;
     if (c->st == NULL || c->st->stop)
         return;
-    cx_error(s, c->st->role == CX_MAIN ? s->events : 0, NULL, fmt, detail);
+    cx_error(s, c->st->role == CX_MAIN ? s->events : 0, rule, NULL, NULL, fmt, detail);
     c->st->stop = 1;
 }
 
@@ -64,11 +64,11 @@ static int on_receive(ws_conn *c, const char *in, size_t len)
     if (c->st == NULL || c->st->stop)
         return -1;
     if (lws_frame_is_binary(c->wsi)) {
-        conn_error(c, "%s", "a binary WebSocket message: the protocol sends JSON text");
+        conn_error(c, "framing", "%s", "a binary WebSocket message: the protocol sends JSON text");
         return -1;
     }
     if (c->len + len > max) {
-        conn_error(c, "%s", "a WebSocket message over the size bound (--max-event)");
+        conn_error(c, "too-large", "%s", "a WebSocket message over the size bound (--max-event)");
         return -1;
     }
     if (c->len + len + APS_PADDING > c->cap) {
@@ -118,7 +118,6 @@ static int on_writable(ws_conn *c)
 static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
 {
     ws_conn *c = user;
-    (void)wsi;
     if (c == NULL)
         return 0;
     switch (reason) {
@@ -132,27 +131,39 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         return on_receive(c, in, len);
     case LWS_CALLBACK_CLIENT_WRITEABLE:
         return on_writable(c);
-    case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
+    case LWS_CALLBACK_CLIENT_CONNECTION_ERROR: {
+        /* the server answered the upgrade with a status of its own: no protocol route (exit 1), not
+           nothing listening (exit 2) */
+        unsigned status = wsi != NULL && !c->established ? lws_http_client_http_response(wsi) : 0;
         c->gone = 1;
-        if (c->st != NULL) {
-            c->st->closed = 1;
-            if (!c->st->stop && !c->established && c->st->role == CX_MAIN && c->t->base.s->events == 0) {
-                fprintf(stderr, "apstream: error: %s/threads/%s: WebSocket: %s\n", c->t->base.base,
-                        c->t->base.thread, in != NULL ? (const char *)in : "the connection failed");
-                c->t->base.s->io_error = 1;
-                c->st->stop = 1;
-            }
-            conn_error(c, "the WebSocket failed: %s", in != NULL ? (const char *)in : "(no reason given)");
+        if (c->st == NULL)
+            return 0;
+        c->st->closed = 1;
+        if (!c->st->stop && status == 404) {
+            cx_no_endpoint(c->t->base.s, "the WebSocket upgrade", (long)status);
+            c->st->stop = 1;
+        } else if (!c->st->stop && status != 0) {
+            char why[64];
+            snprintf(why, sizeof why, "%u", status);
+            conn_error(c, "http-status", "the WebSocket upgrade was answered HTTP %s", why);
+        } else if (!c->st->stop && !c->established && c->st->role == CX_MAIN && c->t->base.s->events == 0) {
+            fprintf(stderr, "apstream: error: %s/threads/%s: WebSocket: %s\n", c->t->base.base, c->t->base.thread,
+                    in != NULL ? (const char *)in : "the connection failed");
+            c->t->base.s->io_error = 1;
+            c->st->stop = 1;
         }
+        conn_error(c, "connection", "the WebSocket failed: %s", in != NULL ? (const char *)in : "(no reason given)");
         return 0;
+    }
     case LWS_CALLBACK_CLIENT_CLOSED:
         c->gone = 1;
         if (c->st != NULL) {
             c->st->closed = 1;
             if (!c->st->stop && c->st->role == CX_MAIN)
-                conn_error(c, "the server closed the WebSocket before the run's root lifecycle ended%s", "");
+                conn_error(c, "stream-end", "the server closed the WebSocket before the run's root lifecycle ended%s",
+                           "");
             else
-                conn_error(c, "the server closed the WebSocket before the run's end%s", "");
+                conn_error(c, "stream-end", "the server closed the WebSocket before the run's end%s", "");
         }
         return 0;
     case LWS_CALLBACK_WSI_DESTROY:
@@ -235,7 +246,7 @@ static int ws_open(cx_transport *tp, cx_stream *st, const char *request)
     c->next = t->conns;
     t->conns = c;
     /* the filter of the request is the subscription's params; a resume is the reconnect after it */
-    if (own_command(t, c, "subscription.subscribe", request, 0) != 0)
+    if (st->role != CX_COMMANDS && own_command(t, c, "subscription.subscribe", request, 0) != 0)
         return -1;
     if (st->how == CX_RESUME_RECONNECT) {
         char *params = reconnect_params(t->base.s, st);
@@ -260,7 +271,7 @@ static int ws_open(cx_transport *tp, cx_stream *st, const char *request)
     if (lws_client_connect_via_info(&ci) == NULL && !c->gone) {
         c->gone = 1;
         st->closed = 1;
-        conn_error(c, "cannot open a WebSocket: %s", "lws_client_connect_via_info failed");
+        conn_error(c, "connection", "cannot open a WebSocket: %s", "lws_client_connect_via_info failed");
     }
     return 0;
 }
@@ -295,9 +306,13 @@ static void ws_pump(cx_transport *tp, int ms)
     lws_service(t->ctx, ms);
     now = cx_now_ms();
     for (c = t->conns; c != NULL; c = c->next) {
-        if (c->gone || c->st == NULL || c->st->stop || now - c->last_byte_ms < (int64_t)tp->stall_s * 1000)
+        /* a stall only when asked for: silence is no finding of the protocol's */
+        if (tp->stall_s == 0 || c->gone || c->st == NULL || c->st->stop ||
+            now - c->last_byte_ms < (int64_t)tp->stall_s * 1000)
             continue;
-        conn_error(c, "the WebSocket stalled: no byte for %s", "the stall time (--stall)");
+        if (tp->s->stall_said++ == 0) /* one cause: said for the first socket it stops */
+            conn_error(c, "stall", "the WebSocket stalled: no byte for %s", "the stall time (--stall)");
+        c->st->stop = 1;
         c->st->closed = 1;
         c->closing = 1;
         if (c->wsi != NULL)

@@ -2,7 +2,8 @@
  * apstream - check, re-encode, assemble and replay captured protocol streams.
  *
  *   apstream validate  [--type T] [--strict] [--unfiltered] [--tolerant] [--case C] [--input F]
- *                      [--output text|json] [--max-errors N] [FILE]
+ *                      [--output text|json] [--max-errors N] [--baseline FILE]
+ *                      [--write-baseline FILE] [FILE]
  *   apstream roundtrip [--type T] [--case C] [--input F] [FILE]
  *   apstream sse2jsonl [--strict] [FILE]
  *   apstream assemble  [--strict] [--case C] [--input F] [FILE]
@@ -63,6 +64,9 @@ static const char usage_text[] =
     "                       as a consuming application does; validation reports them\n"
     "  --max-errors N       show at most N diagnostics (default 100; 0: all); a count of\n"
     "                       the others is printed at the end\n"
+    "  --baseline FILE      validate: accepted findings (JSON Lines, by rule, method and\n"
+    "                       pointer): only new ones fail; those that no longer occur are listed\n"
+    "  --write-baseline FILE  validate: write this run's findings as such a file\n"
     "  --capacity N         replay: ring capacity in events\n"
     "  --bytes B            replay: ring capacity in bytes (default 1 GiB; the ring takes\n"
     "                       only what the events need)\n"
@@ -113,7 +117,8 @@ int apstream_parse_count(const char *s, uint64_t *out)
 static int takes_value(const char *name)
 {
     static const char *const names[] = { "--type", "--case", "--format", "--input", "--output", "--capacity",
-                                         "--bytes", "--request", "--max-errors", "--redis" };
+                                         "--bytes", "--request", "--max-errors", "--redis", "--baseline",
+                                         "--write-baseline" };
     size_t i;
     for (i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i]) == 0)
@@ -150,6 +155,10 @@ static int set_option(apstream_options *o, const char *name, const char *value)
         o->request = value;
     } else if (strcmp(name, "--redis") == 0) {
         o->redis = value;
+    } else if (strcmp(name, "--baseline") == 0) {
+        o->baseline = value;
+    } else if (strcmp(name, "--write-baseline") == 0) {
+        o->write_baseline = value;
     } else {
         uint64_t *n = strcmp(name, "--capacity") == 0 ? &o->capacity
                       : strcmp(name, "--bytes") == 0  ? &o->bytes
@@ -231,6 +240,8 @@ int main(int argc, char **argv)
         return usage("--output json is for validate (the other commands print values on stdout)");
     if (o.unfiltered && strcmp(o.command, "validate") != 0)
         return usage("--unfiltered is for validate");
+    if ((o.baseline != NULL || o.write_baseline != NULL) && strcmp(o.command, "validate") != 0)
+        return usage("--baseline and --write-baseline are for validate (and connect)");
     if (strcmp(o.command, "validate") == 0 || strcmp(o.command, "roundtrip") == 0)
         return apstream_validate(&o, o.command[0] == 'r');
     if (strcmp(o.command, "sse2jsonl") == 0)

@@ -62,12 +62,12 @@ static int load_event(void *user, const aps_record *rec)
     memset(&dopt, 0, sizeof dopt);
     dopt.key_case = s->o->case_given ? s->o->key_case : APS_CASE_EITHER;
     if (ap_event_decode_opts(rec->text, rec->len, &s->arena, &ev, &dopt, &err) != APS_OK) {
-        apstream_report(stderr, rec->line, &err);
+        (void)apstream_report(stderr, rec->line, "schema", NULL, &err);
         s->invalid++;
         aps_arena_reset(&s->arena);
         /* buffered all the same, from its envelope, so that seqs stay positions in FILE */
         if (ap_event_replay_meta_text(rec->text, rec->len, NULL, &s->arena, &meta, NULL) != APS_OK) {
-            apstream_diag(stderr, rec->line, "error", NULL, "not an event at all: not buffered");
+            (void)apstream_diag(stderr, rec->line, "error", "schema", NULL, NULL, "not an event at all: not buffered");
             return 0;
         }
     } else if (ap_event_replay_meta_text(rec->text, rec->len, &ev, &s->arena, &meta, NULL) != APS_OK) {
@@ -80,7 +80,7 @@ static int load_event(void *user, const aps_record *rec)
         return 1;
     }
     if (st != APS_OK) {
-        apstream_report(stderr, rec->line, &err);
+        (void)apstream_report(stderr, rec->line, "replay", NULL, &err);
         s->invalid++;
     }
     return 0;
@@ -89,7 +89,7 @@ static int load_event(void *user, const aps_record *rec)
 static void load_error(void *user, uint64_t line, const aps_error *err)
 {
     load_state *s = user;
-    apstream_report(stderr, line, err);
+    (void)apstream_report(stderr, line, "framing", NULL, err);
     s->invalid++;
 }
 

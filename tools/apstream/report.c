@@ -1,11 +1,13 @@
 /*
- * report.c - apstream's diagnostics about records ("LINE: error: ..."),
- * capped like gcc's -fmax-errors: a capture of ten million events that
- * breaks one rule at every event would otherwise print ten million lines
- * that say the same. Past --max-errors (default 100; 0: no cap) they are
- * counted, still decide the exit status, and one line at the end says how
- * many were not shown. With --output json (validate) each is one object of
- * the "errors" array instead.
+ * report.c - apstream's findings about records ("LINE: error: POINTER:
+ * message [rule]"), capped like gcc's -fmax-errors: a capture of ten
+ * million events that breaks one rule at every event would otherwise
+ * print ten million lines that say the same. Past --max-errors (default
+ * 100; 0: no cap) they are counted, still decide the exit status, and one
+ * line at the end says how many were not shown. With --output json each
+ * is one object of the "errors" array instead. Every finding carries its
+ * rule id and passes the baseline (baseline.c) first: an accepted one is
+ * counted there and neither printed nor failing.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -40,8 +42,8 @@ static int room(void)
     return 1;
 }
 
-static void json_item(FILE *out, uint64_t line, const char *severity, const char *pointer, size_t offset,
-                      const char *message)
+static void json_item(FILE *out, uint64_t line, const char *severity, const char *rule, const char *method,
+                      const char *pointer, size_t offset, const char *message)
 {
     aps_json_writer w;
     aps_json_writer_init(&w, NULL);
@@ -52,6 +54,10 @@ static void json_item(FILE *out, uint64_t line, const char *severity, const char
     aps_json_write_uint64(&w, line);
     aps_json_write_key(&w, "severity", 8);
     aps_json_write_string(&w, severity, strlen(severity));
+    aps_json_write_key(&w, "rule", 4);
+    aps_json_write_string(&w, rule, strlen(rule));
+    aps_json_write_key(&w, "method", 6);
+    aps_json_write_string(&w, method != NULL ? method : "", method != NULL ? strlen(method) : 0);
     aps_json_write_key(&w, "pointer", 7);
     aps_json_write_string(&w, pointer, strlen(pointer));
     aps_json_write_key(&w, "offset", 6);
@@ -66,35 +72,71 @@ static void json_item(FILE *out, uint64_t line, const char *severity, const char
     aps_json_writer_deinit(&w);
 }
 
-void apstream_report(FILE *out, uint64_t line, const aps_error *err)
+/* A missing member's name, from the engine's own wording ("missing required member 'x'"), for the key. */
+static const char *missing_member(const aps_error *err, char *buf, size_t cap)
+{
+    static const char lead[] = "missing required member '";
+    const char *p = err->message, *q;
+    if (err->code != APS_E_MISSING || strncmp(p, lead, sizeof lead - 1) != 0)
+        return NULL;
+    p += sizeof lead - 1;
+    if ((q = strrchr(p, '\'')) == NULL || (size_t)(q - p) >= cap)
+        return NULL;
+    memcpy(buf, p, (size_t)(q - p));
+    buf[q - p] = '\0';
+    return buf;
+}
+
+/* Prints one finding that the baseline did not accept. */
+static void print_finding(FILE *out, uint64_t line, const char *severity, const char *rule, const char *method,
+                          const char *pointer, size_t offset, const char *message)
 {
     if (!room())
         return;
     if (diag.json)
-        json_item(out, line, "error", err->pointer, err->offset, err->message);
+        json_item(out, line, severity, rule, method, pointer != NULL ? pointer : "", offset, message);
+    else if (line == 0 && pointer != NULL) /* about no record (connect: the connection, a command) */
+        fprintf(out, "%s: %s: %s [%s]\n", severity, pointer[0] ? pointer : "(root)", message, rule);
+    else if (line == 0)
+        fprintf(out, "%s: %s [%s]\n", severity, message, rule);
+    else if (pointer != NULL)
+        fprintf(out, "%" PRIu64 ": %s: %s: %s [%s]\n", line, severity, pointer[0] ? pointer : "(root)", message, rule);
     else
-        fprintf(out, "%" PRIu64 ": error: %s: %s\n", line, err->pointer[0] ? err->pointer : "(root)", err->message);
+        fprintf(out, "%" PRIu64 ": %s: %s [%s]\n", line, severity, message, rule);
 }
 
-void apstream_diag(FILE *out, uint64_t line, const char *severity, const char *pointer, const char *fmt, ...)
+/* The baseline's example of a finding: where and what, without the line. */
+static void example(char *buf, size_t cap, const char *pointer, const char *message)
 {
-    char message[APS_ERROR_MESSAGE_MAX];
+    if (pointer != NULL)
+        snprintf(buf, cap, "%.60s: %.130s", pointer[0] ? pointer : "(root)", message);
+    else
+        snprintf(buf, cap, "%.190s", message);
+}
+
+int apstream_report(FILE *out, uint64_t line, const char *rule, const char *method, const aps_error *err)
+{
+    char name[128], ex[200];
+    example(ex, sizeof ex, err->pointer, err->message);
+    if (!apstream_baseline_note(rule, method, err->pointer, missing_member(err, name, sizeof name), ex))
+        return 0;
+    print_finding(out, line, "error", rule, method, err->pointer, err->offset, err->message);
+    return 1;
+}
+
+int apstream_diag(FILE *out, uint64_t line, const char *severity, const char *rule, const char *method,
+                  const char *pointer, const char *fmt, ...)
+{
+    char message[APS_ERROR_MESSAGE_MAX], ex[200];
     va_list ap;
-    if (!room())
-        return;
     va_start(ap, fmt);
     vsnprintf(message, sizeof message, fmt, ap);
     va_end(ap);
-    if (diag.json)
-        json_item(out, line, severity, pointer != NULL ? pointer : "", 0, message);
-    else if (line == 0 && pointer != NULL) /* about no record (connect: the connection, a command) */
-        fprintf(out, "%s: %s: %s\n", severity, pointer[0] ? pointer : "(root)", message);
-    else if (line == 0)
-        fprintf(out, "%s: %s\n", severity, message);
-    else if (pointer != NULL)
-        fprintf(out, "%" PRIu64 ": %s: %s: %s\n", line, severity, pointer[0] ? pointer : "(root)", message);
-    else
-        fprintf(out, "%" PRIu64 ": %s: %s\n", line, severity, message);
+    example(ex, sizeof ex, pointer, message);
+    if (!apstream_baseline_note(rule, method, pointer, NULL, ex))
+        return 0;
+    print_finding(out, line, severity, rule, method, pointer, 0, message);
+    return 1;
 }
 
 void apstream_diag_end(void)

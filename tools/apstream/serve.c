@@ -217,7 +217,7 @@ static int keep_record(void *user, const aps_record *rec)
 static void record_error(void *user, uint64_t line, const aps_error *err)
 {
     (void)user;
-    apstream_report(stderr, line, err);
+    (void)apstream_report(stderr, line, "framing", NULL, err);
 }
 
 static int load_script(const char *path, script *sc)

@@ -34,6 +34,10 @@ int apstream_validate(const apstream_options *o, int roundtrip)
     FILE *out = roundtrip ? stderr : stdout;
     if ((type = apstream_find_type(o->type_name)) == NULL)
         return 2;
+    if (apstream_baseline_begin(o) != 0) {
+        apstream_baseline_free();
+        return 2;
+    }
     apstream_diag_setup(o, json);
     if ((c = apstream_check_new(o, type, roundtrip, out)) == NULL) {
         fprintf(stderr, "apstream: out of memory\n");
@@ -50,7 +54,7 @@ int apstream_validate(const apstream_options *o, int roundtrip)
         fprintf(out, "%" PRIu64 " valid, %" PRIu64 " invalid\n", valid, invalid);
     fflush(stdout);
     apstream_diag_end();
-    if (gate == APSTREAM_INPUT_ERROR)
+    if (apstream_baseline_end(o) != 0 || gate == APSTREAM_INPUT_ERROR)
         return 2;
     if (gate == APSTREAM_INPUT_REJECTED || apstream_check_records(o, valid + invalid) != 0)
         return 1;

@@ -637,13 +637,16 @@ int apstream_serve(int argc, char **argv)
     size_t k;
     memset(&opt, 0, sizeof opt);
     sv.pace_ms = -1;
-    for (i = 2; i < argc; i += 2) { /* every option takes a value */
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        uint64_t n;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+    /* before any option is acted on (a --script is loaded as it is read) */
+    for (i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(serve_usage_text, stdout);
             return 0;
         }
+    }
+    for (i = 2; i < argc; i += 2) { /* every option takes a value */
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        uint64_t n;
         if (v == NULL)
             return serve_usage("every option of serve takes a value");
         if (strcmp(a, "--listen") == 0) {

@@ -150,6 +150,11 @@ static void check_refusals(void)
     /* a command that is no command: 400; a command answered: 200 */
     CHECK_INT(request("POST", "/threads/t1/commands", NULL, "{\"id\":", buf, sizeof buf), 400);
     CHECK(strstr(buf, "\"id\":null") != NULL);
+    /* no command by the schema (state.get needs a namespace), but its id is there: the answer carries it */
+    CHECK_INT(request("POST", "/threads/t1/commands", NULL, "{\"id\":7,\"method\":\"state.get\",\"params\":{}}", buf,
+                      sizeof buf),
+              400);
+    CHECK(strstr(buf, "\"id\":7,") != NULL && strstr(buf, "invalid_argument") != NULL);
     /* the product's response to agent.getTree lacks its tree: the server says so (200, unknown_error) */
     CHECK_INT(request("POST", "/threads/t1/commands", NULL,
                       "{\"id\":4,\"method\":\"agent.getTree\",\"params\":{}}", buf, sizeof buf), 200);

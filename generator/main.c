@@ -76,6 +76,74 @@ static const char usage_text[] =
     "\n"
     "Exit status: 0 ok, 1 schema errors, 2 usage or I/O errors.\n";
 
+/*
+ * `cddlgen COMMAND --help`: the command's synopsis, then its entries of
+ * usage_text (the command and the options it takes), so that the two texts
+ * cannot drift apart. diff's own option is not in usage_text.
+ */
+static const struct command_help {
+    const char *name, *synopsis;
+    const char *options[14]; /* the names of its entries under Options: */
+    const char *own;         /* options of its own, as written here */
+} command_help[] = {
+    { "check", "check [OPTIONS] FILE...",
+      { "--feature", "--syntax-only", "-fmax-errors", "--strict", "-Wunused", "-Wno-GROUP", "-Werror" }, NULL },
+    { "print", "print [OPTIONS] FILE",
+      { "--feature", "-fmax-errors", "--strict", "-Wunused", "-Wno-GROUP", "-Werror" }, NULL },
+    { "generate", "generate FILE [--prefix P] [--out DIR] [--root RULE]... [--templates DIR] [--embed-runtime] [--size]",
+      { "--prefix", "--out", "--root", "--feature", "--templates", "--embed-runtime", "--size", "-fmax-errors",
+        "--strict", "-Wunused", "-Wno-GROUP", "-Werror" },
+      NULL },
+    { "validate", "validate SCHEMA --type RULE [OPTIONS] [FILE...]",
+      { "--type", "--input", "--output", "--format", "--max-errors", "--case", "--tolerant", "--feature", "--strict" },
+      NULL },
+    { "diff", "diff [--direction backward|forward|both] OLD NEW", { NULL },
+      "  --direction D        backward, forward or both (the default): which compatibility to check\n" },
+};
+
+/* Whether `line` (of usage_text) starts an entry named `name`: "  NAME" then a space, ',' or '='. */
+static int entry_named(const char *line, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(line, "  ", 2) == 0 && strncmp(line + 2, name, n) == 0 &&
+           (line[2 + n] == ' ' || line[2 + n] == ',' || line[2 + n] == '=');
+}
+
+/* Prints the entry of usage_text named `name` (under `section`), with its continuation lines. */
+static void print_entry(FILE *out, const char *section, const char *name)
+{
+    const char *p = strstr(usage_text, section), *end;
+    int in = 0;
+    /* the section ends at its blank line; every line of usage_text ends with '\n' */
+    for (; p != NULL && (end = strchr(p, '\n')) != NULL && end != p; p = end + 1) {
+        if (p[0] == ' ' && p[1] == ' ' && p[2] != ' ')
+            in = entry_named(p, name);
+        if (in)
+            fwrite(p, 1, (size_t)(end - p) + 1, out);
+    }
+}
+
+/* `cddlgen COMMAND --help` on `out`; -1 when COMMAND is not one of ours. */
+static int print_command_help(FILE *out, const char *command)
+{
+    size_t i, k;
+    for (i = 0; i < sizeof command_help / sizeof command_help[0]; i++) {
+        const struct command_help *h = &command_help[i];
+        if (strcmp(h->name, command) != 0)
+            continue;
+        fprintf(out, "usage: cddlgen %s\n\n", h->synopsis);
+        print_entry(out, "Commands:\n", h->name);
+        fputs("\nOptions:\n", out);
+        for (k = 0; k < sizeof h->options / sizeof h->options[0] && h->options[k] != NULL; k++)
+            print_entry(out, "Options:\n", h->options[k]);
+        if (h->own != NULL)
+            fputs(h->own, out);
+        fputs("  --help, -h\n\nExit status: 0 ok, 1 schema errors, 2 usage or I/O errors.\n", out);
+        return 0;
+    }
+    return -1;
+}
+
 typedef struct options {
     const char *command;
     const char **files;
@@ -325,6 +393,10 @@ int main(int argc, char **argv)
         fputs(usage_text, stdout);
         return 0;
     }
+    /* COMMAND --help (or -h) anywhere after it: that command's usage, whatever else is given */
+    for (i = 2; i < argc; i++)
+        if ((strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) && print_command_help(stdout, argv[1]) == 0)
+            return 0;
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--version") == 0) {
             printf("cddlgen %s\n", CDDLGEN_VERSION);

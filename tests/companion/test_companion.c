@@ -220,6 +220,52 @@ static void check_response(const ap_command_t *cmd, aps_arena *arena)
     aps_json_writer_deinit(&w);
 }
 
+/*
+ * The answer to a text that is no command carries the text's id whenever it
+ * can be read: a client waits for the answer to that id (issue 41: a
+ * state.get without namespace was answered with id null).
+ */
+static void check_error_text(void)
+{
+    static const struct {
+        const char *text;
+        int has_id;
+        uint64_t id;
+    } cases[] = {
+        { "{\"id\":7,\"method\":\"state.get\",\"params\":{}}", 1, 7 },       /* params the schema refuses */
+        { "{\"method\":\"nope\",\"id\":0}", 1, 0 },                           /* id last, and 0 */
+        { " {\"params\":{\"id\":3},\"id\":9007199254740991} ", 1, 9007199254740991u }, /* the largest js-uint */
+        { "{\"id\":9007199254740992,\"method\":\"state.get\"}", 0, 0 },         /* past js-uint */
+        { "{\"id\":-1,\"method\":\"state.get\"}", 0, 0 },
+        { "{\"id\":1.5,\"method\":\"state.get\"}", 0, 0 },
+        { "{\"id\":\"7\",\"method\":\"state.get\"}", 0, 0 },
+        { "{\"id\":7,\"id\":8}", 0, 0 },                                       /* which one? */
+        { "{\"id\":7,\"method\":", 0, 0 },                                     /* cut short */
+        { "{\"id\":7} {}", 0, 0 },                                               /* bytes after it */
+        { "[7]", 0, 0 },
+        { "{\"params\":{\"id\":3}}", 0, 0 },                                    /* only a nested id */
+        { "", 0, 0 },
+    };
+    aps_slice why = { "bad", 3 };
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ap_message_t msg;
+        aps_arena arena;
+        bool got;
+        aps_arena_init(&arena, NULL);
+        got = ap_response_error_text(&msg, cases[i].text, strlen(cases[i].text), &arena,
+                                     AP_ERROR_CODE_INVALID_ARGUMENT, why);
+        if (got != (cases[i].has_id != 0))
+            fprintf(stderr, "ap_response_error_text(%s): %d\n", cases[i].text, (int)got);
+        CHECK(got == (cases[i].has_id != 0));
+        CHECK_INT(msg.kind, AP_MESSAGE_ERROR_RESPONSE);
+        CHECK(msg.u.error_response.id_is_null == !cases[i].has_id);
+        CHECK(msg.u.error_response.id == cases[i].id);
+        CHECK_INT(msg.u.error_response.error, AP_ERROR_CODE_INVALID_ARGUMENT);
+        aps_arena_deinit(&arena);
+    }
+}
+
 static void check_errors(void)
 {
     ap_message_t msg;
@@ -243,6 +289,7 @@ static void check_errors(void)
     cmd.command_data.kind = AP_COMMAND_DATA_UNKNOWN;
     CHECK(ap_response_success(&msg, &cmd) == NULL);
     aps_json_writer_deinit(&w);
+    check_error_text();
 }
 
 static int contains(const char *text, size_t len, const char *needle)

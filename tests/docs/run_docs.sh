@@ -15,7 +15,7 @@
 #   other blocks (```text, ```c, ```cmake...) are not run
 #
 # Each page gets its own scratch folder WORK_DIR/PAGE holding copies of
-# cddl/, generated/ and runtime/, build/bin and build/lib linked to the build
+# cddl/, examples/, generated/ and runtime/, build/bin and build/lib linked to the build
 # tree's, and ../shared linked to SHARED_DIR; its blocks run in order there,
 # as a reader would run them, with BIN_DIR first on the PATH (as after an
 # install). Then the README's install and test commands are checked against
@@ -40,7 +40,7 @@ for page in "$src/README.md" "$src"/docs/*.md; do
     dir="$work/$name"
     blocks="$work/$name.blocks"
     mkdir -p "$dir/build" "$blocks"
-    cp -R "$src/cddl" "$src/generated" "$src/runtime" "$dir/"
+    cp -R "$src/cddl" "$src/examples" "$src/generated" "$src/runtime" "$dir/"
     ln -s "$bin" "$dir/build/bin"
     ln -s "$lib" "$dir/build/lib"
     # One manifest line per fenced block: number, language, line, directive.

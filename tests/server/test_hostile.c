@@ -150,6 +150,11 @@ static void check_refusals(void)
     /* a command that is no command: 400; a command answered: 200 */
     CHECK_INT(request("POST", "/threads/t1/commands", NULL, "{\"id\":", buf, sizeof buf), 400);
     CHECK(strstr(buf, "\"id\":null") != NULL);
+    /* no command by the schema (state.get needs a namespace), but its id is there: the answer carries it */
+    CHECK_INT(request("POST", "/threads/t1/commands", NULL, "{\"id\":7,\"method\":\"state.get\",\"params\":{}}", buf,
+                      sizeof buf),
+              400);
+    CHECK(strstr(buf, "\"id\":7,") != NULL && strstr(buf, "invalid_argument") != NULL);
     /* the product's response to agent.getTree lacks its tree: the server says so (200, unknown_error) */
     CHECK_INT(request("POST", "/threads/t1/commands", NULL,
                       "{\"id\":4,\"method\":\"agent.getTree\",\"params\":{}}", buf, sizeof buf), 200);
@@ -460,6 +465,53 @@ static void check_old_since(void)
     stop_aside(srv, saved);
 }
 
+/*
+ * A resume from a point the log does not know, on a thread that has no
+ * event yet: nothing was missed, so no miss comment (it said "missed 0
+ * events"), and the thread's first event arrives as seq 1. On a thread with
+ * events, the same unknown point is still a miss: the client's place is lost.
+ */
+static void check_empty_resume(ap_server *srv)
+{
+    static const char *const bodies[] = {
+        "{\"channels\":[\"custom\"],\"sinceEventId\":\"no-such-event\"}",
+        "{\"channels\":[\"custom\"],\"since\":5}",
+    };
+    static const char event[] = "{\"type\":\"event\",\"method\":\"custom\",\"params\":{\"namespace\":[],\"data\":1}}";
+    static char buf[1 << 14];
+    aps_error err = APS_ERROR_INIT;
+    char thread[16];
+    size_t i;
+    int fd, closed;
+    for (i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
+        aps_slice tid, no_run = { NULL, 0 };
+        snprintf(thread, sizeof thread, "empty%zu", i);
+        tid.ptr = thread;
+        tid.len = strlen(thread);
+        fd = dial();
+        CHECK(fd >= 0);
+        send_stream_request(fd, thread, bodies[i]);
+        memset(buf, 0, sizeof buf);
+        read_some(fd, buf, sizeof buf, sizeof buf, 300, &closed);
+        CHECK(strncmp(buf, "HTTP/1.1 200", 12) == 0);
+        CHECK_INT(ap_server_publish_json(srv, tid, event, strlen(event), no_run, NULL, &err), APS_OK);
+        read_some(fd, buf + strlen(buf), sizeof buf - strlen(buf) - 1, sizeof buf - strlen(buf) - 1, 500, &closed);
+        if (strstr(buf, ": missed") != NULL || strstr(buf, "\"seq\":1,") == NULL)
+            fprintf(stderr, "resume of an empty thread (%s):\n%s\n", bodies[i], buf);
+        CHECK(strstr(buf, ": missed") == NULL);
+        CHECK(strstr(buf, "\"seq\":1,") != NULL);
+        close(fd);
+        /* the thread has an event now: the same unknown point is a miss */
+        fd = dial();
+        CHECK(fd >= 0);
+        send_stream_request(fd, thread, bodies[i]);
+        memset(buf, 0, sizeof buf);
+        read_some(fd, buf, sizeof buf, sizeof buf, 300, &closed);
+        CHECK(strstr(buf, ": missed") != NULL && strstr(buf, "\"seq\":1,") != NULL);
+        close(fd);
+    }
+}
+
 int main(void)
 {
     ap_server *srv;
@@ -485,6 +537,7 @@ int main(void)
     check_api_key();
     check_heartbeat_and_cors();
     check_old_since();
+    check_empty_resume(srv);
     check_slow_headers();
     check_churn();
     check_slow_subscriber(srv);

@@ -171,6 +171,26 @@ static int set_option(apstream_options *o, const char *name, const char *value)
     return 0;
 }
 
+#if !defined(APSTREAM_HAVE_CONNECT) || !defined(APSTREAM_HAVE_SERVER)
+/*
+ * A command this apstream was built without: its --help (or -h) still
+ * answers, with the general usage and why the command is missing; anything
+ * else is refused.
+ */
+static int not_built(int argc, char **argv, const char *why)
+{
+    int i;
+    for (i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("apstream: %s\n\n", why);
+            fputs(usage_text, stdout);
+            return 0;
+        }
+    }
+    return usage(why);
+}
+#endif
+
 int main(int argc, char **argv)
 {
     apstream_options o;
@@ -183,14 +203,14 @@ int main(int argc, char **argv)
 #ifdef APSTREAM_HAVE_CONNECT
         return apstream_connect(argc, argv);
 #else
-        return usage("connect: this apstream was built without libcurl");
+        return not_built(argc, argv, "connect: this apstream was built without libcurl");
 #endif
     }
     if (argc >= 2 && strcmp(argv[1], "serve") == 0) {
 #ifdef APSTREAM_HAVE_SERVER
         return apstream_serve(argc, argv);
 #else
-        return usage("serve: this apstream was built without libwebsockets (ap_server)");
+        return not_built(argc, argv, "serve: this apstream was built without libwebsockets (ap_server)");
 #endif
     }
     for (i = 1; i < argc; i++) {

@@ -11,7 +11,9 @@
  * its events after the thread's log, gives them fresh eventIds and
  * timestamps and the run's new runId; everything else goes out as
  * recorded, whatever the schema says of it (docs/server.md). A script with
- * no root lifecycle event is framed by `running` and `completed`. After an
+ * no root lifecycle event is framed by `running` and `completed`, and one
+ * whose last root lifecycle status is not terminal (completed, failed,
+ * interrupted) is ended by a root `completed` after its last event. After an
  * `input.requested` (and the root `interrupted` right after it, if any)
  * the script waits for `input.respond`. `state.get` and GET …/state answer
  * the latest root values; `agent.getTree` the namespaces seen, with the
@@ -64,7 +66,8 @@ typedef struct script_event {
 typedef struct script {
     script_event *events;
     size_t count, cap;
-    int framed;    /* has a root lifecycle event: not framed by us */
+    int opened;    /* has a root lifecycle event: no `running` of ours before it */
+    int ends;      /* its last root lifecycle event is terminal: no `completed` of ours after it */
 } script;
 
 typedef struct known_ns {
@@ -192,6 +195,15 @@ typedef struct loading {
     aps_arena arena;
 } loading;
 
+/*
+ * Whether a lifecycle status ends a run (AgentStatus, cddl/protocol.cddl):
+ * what the reference client waits for before it lets a run's streams go.
+ */
+static int terminal(const char *status)
+{
+    return strcmp(status, "completed") == 0 || strcmp(status, "failed") == 0 || strcmp(status, "interrupted") == 0;
+}
+
 static int keep_record(void *user, const aps_record *rec)
 {
     loading *l = user;
@@ -209,7 +221,10 @@ static int keep_record(void *user, const aps_record *rec)
         script_event_free(&sc->events[sc->count]);
         return 1;
     }
-    sc->framed |= sc->events[sc->count].root_lifecycle;
+    if (sc->events[sc->count].root_lifecycle) {
+        sc->opened = 1;
+        sc->ends = terminal(sc->events[sc->count].status);
+    }
     sc->count++;
     return 0;
 }
@@ -324,7 +339,7 @@ static int wait_for_answer(player_args *a)
     return rc;
 }
 
-/* A root lifecycle event with `status`, framing a script that has none. */
+/* A root lifecycle event with `status`, framing a script that does not open or end its run itself. */
 static script_event frame_event(char *json, const char *status)
 {
     script_event e;
@@ -346,7 +361,7 @@ static void *play(void *arg)
     const script *sc = a->sc;
     uint64_t last_time = 0;
     size_t i;
-    if (!sc->framed) {
+    if (!sc->opened) {
         script_event e = frame_event(running, "running");
         publish(a, &e);
     }
@@ -370,7 +385,9 @@ static void *play(void *arg)
                 break;
         }
     }
-    if (!sc->framed && !a->sv->stop) {
+    /* a run that never ended would keep every client waiting: it ends when its script does (after
+     * the input.respond an input.requested waits for, since that comes before) */
+    if (!sc->ends && !a->sv->stop) {
         script_event e = frame_event(completed, "completed");
         publish(a, &e);
     }
@@ -637,13 +654,16 @@ int apstream_serve(int argc, char **argv)
     size_t k;
     memset(&opt, 0, sizeof opt);
     sv.pace_ms = -1;
-    for (i = 2; i < argc; i += 2) { /* every option takes a value */
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        uint64_t n;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+    /* before any option is acted on (a --script is loaded as it is read) */
+    for (i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(serve_usage_text, stdout);
             return 0;
         }
+    }
+    for (i = 2; i < argc; i += 2) { /* every option takes a value */
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        uint64_t n;
         if (v == NULL)
             return serve_usage("every option of serve takes a value");
         if (strcmp(a, "--listen") == 0) {

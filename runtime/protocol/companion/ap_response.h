@@ -43,6 +43,18 @@ ap_result_data_t *ap_response_success(ap_message_t *msg, const ap_command_t *cmd
  */
 void ap_response_error(ap_message_t *msg, const ap_command_t *cmd, ap_error_code_t code, aps_slice message);
 
+/*
+ * Makes `msg` (cleared first) the ErrorResponse to the JSON text `text`
+ * (`len` bytes) that did not decode as a Command, with `code` and
+ * `message` (borrowed): its id is the text's `id` when that can still be
+ * read (the text is one JSON object whose `id` member is a js-uint,
+ * 0..2^53-1), so that a client waiting for the answer to that id gets it;
+ * null otherwise. `arena` takes what the read needs (escaped member
+ * names). Returns true when the id was read, false when it is null.
+ */
+bool ap_response_error_text(ap_message_t *msg, const char *text, size_t len, aps_arena *arena, ap_error_code_t code,
+                            aps_slice message);
+
 #ifdef __cplusplus
 }
 #endif

@@ -797,8 +797,8 @@ invalid:
 /*
  * Answers the command in `text` into `out` (JSON): subscription.* on a
  * WebSocket here, everything else through on_command. 0; 1 when the text
- * is no command (the answer is an ErrorResponse with a null id); -1 out of
- * memory.
+ * is no command (the answer is an ErrorResponse with the text's id when it
+ * can be read, else a null id); -1 out of memory.
  */
 static int answer_command(ap_server *s, conn *c, const char *text, size_t len, aps_json_writer *out)
 {
@@ -821,7 +821,8 @@ static int answer_command(ap_server *s, conn *c, const char *text, size_t len, a
                  err.message);
         why.ptr = msg;
         why.len = strlen(msg);
-        ap_response_error(&response, NULL, AP_ERROR_CODE_INVALID_ARGUMENT, why);
+        /* a command whose params are wrong still has its id: the client waits for an answer to it */
+        (void)ap_response_error_text(&response, text, len, &arena, AP_ERROR_CODE_INVALID_ARGUMENT, why);
         server_log(s, "%s: command refused: %s", c->thread->id, msg);
         rc = 1;
     } else if (cmd.command_data.kind == AP_COMMAND_DATA_SUBSCRIPTION_SUBSCRIBE ||

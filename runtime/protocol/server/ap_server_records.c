@@ -9,7 +9,8 @@
  * event is sent (server_event_put), from the seq the log gives and the
  * eventId kept in its index (an eventId of the product's own) or, without
  * one, the seq in decimal; and a resume after such a stamped eventId is a
- * resume after that seq (server_resume_point).
+ * resume after that seq (server_resume_point), as a resume of a thread
+ * that has no event yet is one from its start.
  */
 #include "server_internal.h"
 
@@ -51,10 +52,28 @@ static int has_own_id(void *ctx, const aps_replay_event *ev)
     return 0;
 }
 
+/*
+ * A resume on a thread whose log has never held an event has missed
+ * nothing: every event the thread will have is still to come, so it starts
+ * from the beginning without the miss the log gives an unknown point (a
+ * "missed 0 events" that would only send the client to resync from a state
+ * there is not). An event appended meanwhile is seq 1: delivered.
+ */
+static int never_appended(srv_thread *t)
+{
+    aps_replay_stats stats;
+    return aps_replay_store_stats_get(t->log, &stats, NULL) == APS_OK && stats.last_seq == 0;
+}
+
 void server_resume_point(srv_thread *t, aps_replay_start *start)
 {
     uint64_t seq;
     int own = 1;
+    if ((start->from == APS_REPLAY_FROM_EVENT_ID || start->from == APS_REPLAY_FROM_SEQ) && never_appended(t)) {
+        start->from = APS_REPLAY_FROM_SEQ;
+        start->seq = 0;
+        return;
+    }
     if (start->from != APS_REPLAY_FROM_EVENT_ID ||
         aps_replay_store_find_event_id(t->log, start->event_id, &seq, NULL) == APS_OK ||
         !seq_of_text(start->event_id, &seq))

@@ -92,7 +92,9 @@ APS_INTERNAL size_t server_record_json(const uint8_t *p, size_t n);
  * Where a resume after eventId `start->event_id` begins in `t`'s log. An
  * eventId the server stamped is its event's seq in decimal and is not kept
  * in the log's index: such an id becomes FROM_SEQ when the event it names
- * is in the log and has no eventId of its own. Service thread.
+ * is in the log and has no eventId of its own. A resume (by eventId or
+ * seq) of a log that has never held an event becomes FROM_SEQ 0: nothing
+ * was missed, so no miss is reported. Service thread.
  */
 APS_INTERNAL void server_resume_point(srv_thread *t, aps_replay_start *start);
 

@@ -4,7 +4,11 @@
 // wait on the server at most 10 s). The `ok` mode must pass, so a failure
 // is the broken rule's and not the harness's.
 //
-//   node connect_broken.mjs APSTREAM SCRIPT
+//   node connect_broken.mjs APSTREAM SCRIPT [BASELINE]
+//
+// With BASELINE (the reference server's, docs/baselines/), every case runs
+// with `--baseline BASELINE` and must say the same: a baseline accepts only
+// the findings it lists, never a different defect.
 import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,7 +17,8 @@ import { fileURLToPath } from "node:url";
 
 import { startProcess } from "./process.mjs";
 
-const [apstream, script] = process.argv.slice(2);
+const [apstream, script, baseline] = process.argv.slice(2);
+const withBaseline = baseline !== undefined ? ["--baseline", baseline] : [];
 const here = dirname(fileURLToPath(import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "connect-broken-"));
 const start = join(dir, "start.json");
@@ -75,7 +80,7 @@ const failures = [];
 for (const [mode, extra, status, said] of cases) {
   const srv = await server(mode);
   const t0 = Date.now();
-  const r = await run(apstream, ["connect", srv.url, "--thread", "t1", "--start", start, ...extra], 30000);
+  const r = await run(apstream, ["connect", srv.url, "--thread", "t1", "--start", start, ...extra, ...withBaseline], 30000);
   srv.child.kill("SIGTERM");
   const ok = r.code === status && said.test(r.out);
   console.log(`${ok ? "ok  " : "FAIL"} ${mode} ${extra.join(" ")}: exit ${r.code} in ${Date.now() - t0} ms`);

@@ -357,6 +357,15 @@ static int read_run(run_ctx *r)
         /* after the run, the filtered subscription and the commands get the stall time to catch up */
         if (s->ended && now - ended_at > (int64_t)catch_up_ms(r->a))
             return 0;
+        if (now > r->deadline && r->resumes > 0 && !r->main.stop && !s->ended) {
+            /* the run stopped coming on a resumed subscription: a server that loses a run's stream when
+               a client reconnects shows so, and its baseline can accept that without accepting timeouts */
+            cx_error(s, s->events, "resume-stalled", cx_resume_key(r->main.how), NULL,
+                     "resumed by %s after seq %" PRIu64 ", the subscription got nothing after seq %" PRIu64
+                     " and the run's root lifecycle did not end within %" PRIu64 " s",
+                     cx_resume_name(r->main.how), r->main.after_seq, s->last_seq, r->a->timeout_s);
+            return 0;
+        }
         if (now > r->deadline) {
             cx_error(s, s->events, "run-timeout", NULL, NULL,
                      "timed out after %" PRIu64 " s: the run's root lifecycle did not end (%" PRIu64 " events read)",

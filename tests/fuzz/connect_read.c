@@ -4,11 +4,16 @@
  * bytes a server sends, to verdicts. The first byte picks the case: bit 0,
  * SSE bytes (else WebSocket messages, one a line); bit 1, the stream is a
  * resume after seq 3; bit 2, a filtered subscription reads the same bytes
- * too; bit 3, commands 1 to 3 are in flight; the second byte is where the
+ * too; bit 3, commands 1 to 3 are in flight (bit 5: as the commands probe's,
+ * command 2 sent without an id; bit 6: the stream is a WebSocket resume by a
+ * new subscription after seq 3); the second byte is where the
  * SSE bytes are cut in two. Whatever the bytes, the reading path must not
  * crash, leak or go out of bounds, and an SSE stream's verdicts (events,
  * findings, the run's end) must not depend on how the bytes were chunked:
- * they are read whole, and in two pieces, and compared.
+ * they are read whole, and in two pieces, and compared. A baseline that
+ * accepts two findings is loaded on the first input, and the findings are
+ * kept as for --write-baseline, so that accepting and recording are fuzzed
+ * too.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -51,9 +56,19 @@ static void read_once(const apstream_options *o, unsigned mode, const uint8_t *d
         main.has_after = 1;
         main.after_seq = 3;
     }
+    if (mode & 64) {
+        main.how = CX_RESUME_SUBSCRIBE;
+        main.has_after = 1;
+        main.after_seq = 3;
+        main.skip_through = 3;
+    }
     if (mode & 8)
-        for (i = 1; i <= 3; i++)
-            (void)cx_pending_add(&s, (uint64_t)i, "fuzz", sse ? NULL : &main, i == 3);
+        for (i = 1; i <= 3; i++) {
+            static const char *const methods[] = { "state.get", "state.fork", "agent.getTree" };
+            (void)cx_pending_add(&s, (uint64_t)i, (mode & 32) ? methods[i - 1] : "fuzz", sse ? NULL : &main, i == 3);
+            if (mode & 32)
+                cx_pending_probe(&s, (uint64_t)i, i == 2);
+        }
     if (sse) {
         if (cut > size)
             cut = size;
@@ -117,6 +132,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.max_errors = 0;
     o.max_record = 4096; /* small, so the size bound is reached */
     apstream_diag_setup(&o, (mode & 16) != 0);
+    {
+        static int loaded;
+        if (!loaded) {
+            static const char accept[] =
+                "{\"rule\":\"schema\",\"method\":\"messages\",\"pointer\":\"/params/data/role\"}\n"
+                "{\"rule\":\"seq-order\",\"method\":\"lifecycle\",\"pointer\":\"/seq\"}\n";
+            char path[] = "/tmp/fuzz-connect-baseline-XXXXXX";
+            int fd = mkstemp(path);
+            FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+            if (f == NULL)
+                abort();
+            fputs(accept, f);
+            fclose(f);
+            o.baseline = path;
+            o.write_baseline = "/dev/null";
+            if (apstream_baseline_begin(&o) != 0)
+                abort();
+            remove(path);
+            loaded = 1;
+        }
+    }
     read_once(&o, mode, data + 2, size - 2, 0, &whole);
     if (mode & 1) {
         read_once(&o, mode, data + 2, size - 2, cut, &split);

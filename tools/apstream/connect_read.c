@@ -401,6 +401,17 @@ static uint64_t missed_events(const ap_command_response_t *r)
     return 0;
 }
 
+/* How a response's command is named in messages: "the run.start command", "a command without an id". */
+static const char *command_name(const char *method, int posted, char *buf, size_t cap)
+{
+    if (method == NULL)
+        return posted ? "a command" : "a WebSocket command";
+    if (strcmp(method, "command-without-id") == 0)
+        return "a command without an id";
+    snprintf(buf, cap, "the %s command", method);
+    return buf;
+}
+
 int cx_response(cx_session *s, const char *text, size_t len, int64_t expect, cx_pending *which, uint64_t *missed)
 {
     ap_message_t msg;
@@ -425,13 +436,11 @@ int cx_response(cx_session *s, const char *text, size_t len, int64_t expect, cx_
     }
     if (st != APS_OK) {
         const char *method = NULL;
+        char name[64];
         if (expect >= 0 && pending_take(s, (uint64_t)expect, which) == 0)
             method = which->method;
-        cx_error(s, 0, "response-shape", method, err.pointer, "the response to %s%s%s: %s",
-                 method == NULL ? (expect >= 0 ? "a command" : "a WebSocket command")
-                 : strcmp(method, "command-without-id") == 0 ? "a command without an id" : "the ",
-                 method != NULL && strcmp(method, "command-without-id") != 0 ? method : "",
-                 method != NULL && strcmp(method, "command-without-id") != 0 ? " command" : "",
+        cx_error(s, 0, "response-shape", method, err.pointer, "the response to %s: %s",
+                 command_name(method, expect >= 0, name, sizeof name),
                  err.code != APS_OK ? err.message : aps_status_str(st));
         return -1;
     }

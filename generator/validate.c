@@ -69,6 +69,19 @@ static void report(run *r, uint64_t line, const aps_error *err)
     aps_json_write_object_end(r->report);
 }
 
+/* The record whose errors aps_schema_check_all hands over (its line). */
+typedef struct record_errors {
+    run *r;
+    uint64_t line, count;
+} record_errors;
+
+static void on_schema_error(void *user, const aps_error *err)
+{
+    record_errors *e = user;
+    report(e->r, e->line, err);
+    e->count++;
+}
+
 static int on_record(void *user, const aps_record *rec)
 {
     run *r = user;
@@ -81,9 +94,16 @@ static int on_record(void *user, const aps_record *rec)
     if (st == APS_OK)
         st = aps_schema_validate(r->type, value, r->strict, &err);
     if (st != APS_OK) {
-        if (err.code == APS_OK)
-            aps_error_set(&err, st, 0, "%s", aps_status_str(st));
-        report(r, rec->line, &err);
+        /* every error of the record, not only the first: one run tells the whole story */
+        record_errors e = { r, rec->line, 0 };
+        aps_status all = st == APS_E_NOMEM ? st
+                                           : aps_schema_check_all(r->type, rec->text, rec->len, &r->arena, &r->dopt,
+                                                                  on_schema_error, &e);
+        if (all == APS_OK || e.count == 0) {
+            if (err.code == APS_OK)
+                aps_error_set(&err, st, 0, "%s", aps_status_str(st));
+            report(r, rec->line, &err);
+        }
         r->invalid++;
     } else {
         r->valid++;

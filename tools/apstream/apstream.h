@@ -88,6 +88,10 @@ int apstream_diag(FILE *out, uint64_t line, const char *severity, const char *ru
 /* Says on stderr how many diagnostics the cap did not show. */
 void apstream_diag_end(void);
 
+/* Whether `id` is one of the findings' rule ids (rules.c); `apstream rules` prints them, one a line. */
+int apstream_rule_known(const char *id);
+int apstream_rules(void);
+
 /*
  * Baselines (baseline.c): accepted findings, and the record of a run's.
  * apstream_baseline_load reads --baseline FILE (-1 after saying what is

@@ -13,6 +13,7 @@
  *                  (serve.c; built with ap_server)
  *   apstream connect URL --thread ID [--transport sse|websocket] [--start RUN.json] ...
  *                  (connect.c; built with libcurl)
+ *   apstream rules (the findings' rule ids, rules.c)
  *
  * FILE is JSONL (one JSON text per line), SSE, or one JSON document,
  * detected unless --input says; "-" or no FILE reads standard input, as a
@@ -46,6 +47,7 @@ static const char usage_text[] =
     "               (apstream serve --help)\n"
     "  connect      check a live server's conformance: events, commands, resumes, filters\n"
     "               (apstream connect --help)\n"
+    "  rules        list the rule ids findings carry (what a --baseline names), one a line\n"
     "\n"
     "FILE: the capture; \"-\" or none: standard input, read as a stream.\n"
     "\n"
@@ -225,6 +227,8 @@ int main(int argc, char **argv)
     }
     if (argc < 2 || argv[1][0] == '\0')
         return usage(NULL);
+    if (strcmp(argv[1], "rules") == 0)
+        return argc == 2 ? apstream_rules() : usage("rules takes no argument");
     o.command = argv[1];
     for (i = 2; i < argc; i++) {
         const char *a = argv[i];

@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "apstream.h"
@@ -105,6 +106,16 @@ static void print_finding(FILE *out, uint64_t line, const char *severity, const 
         fprintf(out, "%" PRIu64 ": %s: %s [%s]\n", line, severity, message, rule);
 }
 
+/* A finding under an id rules.c does not list is apstream's own defect: stopped where tests see it. */
+static void check_rule(const char *rule)
+{
+    if (!apstream_rule_known(rule)) {
+        fprintf(stderr, "apstream: internal error: a finding under the unknown rule id '%s'\n",
+                rule != NULL ? rule : "(null)");
+        abort();
+    }
+}
+
 /* The baseline's example of a finding: where and what, without the line. */
 static void example(char *buf, size_t cap, const char *pointer, const char *message)
 {
@@ -117,6 +128,7 @@ static void example(char *buf, size_t cap, const char *pointer, const char *mess
 int apstream_report(FILE *out, uint64_t line, const char *rule, const char *method, const aps_error *err)
 {
     char name[128], ex[200];
+    check_rule(rule);
     example(ex, sizeof ex, err->pointer, err->message);
     if (!apstream_baseline_note(rule, method, err->pointer, missing_member(err, name, sizeof name), ex))
         return 0;
@@ -129,6 +141,7 @@ int apstream_diag(FILE *out, uint64_t line, const char *severity, const char *ru
 {
     char message[APS_ERROR_MESSAGE_MAX], ex[200];
     va_list ap;
+    check_rule(rule);
     va_start(ap, fmt);
     vsnprintf(message, sizeof message, fmt, ap);
     va_end(ap);

@@ -17,6 +17,7 @@
 //   no-end            the root lifecycle end is never sent (the stream stays open)
 //   huge              event 3 never ends: its data line grows forever
 //   stall             after event 3 nothing more is sent, and the stream stays open
+//   heartbeat-stop    after event 3, SSE heartbeat comments every 300 ms, four of them, then nothing
 //   forever           after the script (without its end), custom events forever
 //   silent-miss       keeps 8 events: an older resume point starts at the oldest, with no miss said
 //
@@ -56,6 +57,17 @@ function sseText(e) {
   return `id: ${e.eventId}\nevent: ${e.method}\ndata: ${JSON.stringify(e)}\n\n`;
 }
 
+// heartbeat-stop: the heartbeat a server shows while idle, four times, then silence (a dead server).
+function beat(sub) {
+  if (sub.beating) return;
+  sub.beating = true;
+  let n = 0;
+  const timer = setInterval(() => {
+    if (n++ >= 4 || sub.res.writableEnded) { clearInterval(timer); return; }
+    sub.res.write(": heartbeat\n\n");
+  }, 300);
+}
+
 function pump(sub) {
   if (sub.huge) return;
   while (sub.next < log.length && !sub.res.writableEnded) {
@@ -69,6 +81,7 @@ function pump(sub) {
     if (mode === "drop-on-resume" && sub.resumed && !sub.skipped) { sub.skipped = true; continue; }
     if (mode === "cut" && seq === 6) { sub.res.end(text.slice(0, text.indexOf("data: ") + 16)); return; }
     if (mode === "stall" && seq > 3) return;
+    if (mode === "heartbeat-stop" && seq > 3) { beat(sub); return; }
     if (mode === "huge" && seq === 3) { sub.huge = true; sub.res.write(`id: e3\nevent: messages\ndata: {"pad":"`); return; }
     sub.res.write(text);
   }
@@ -104,9 +117,9 @@ function playRun() {
 setInterval(() => {
   for (const sub of subs) if (sub.huge && !sub.res.writableEnded) sub.res.write("a".repeat(65536));
 }, 5);
-// heartbeats, as ap_server sends them (not in stall mode: the point is silence)
+// heartbeats, as ap_server sends them (not in stall or heartbeat-stop mode: the point is silence)
 setInterval(() => {
-  if (mode !== "stall") for (const sub of subs) if (!sub.ws && !sub.huge && !sub.res.writableEnded) sub.res.write(": heartbeat\n\n");
+  if (mode !== "stall" && mode !== "heartbeat-stop") for (const sub of subs) if (!sub.ws && !sub.huge && !sub.res.writableEnded) sub.res.write(": heartbeat\n\n");
 }, 1000);
 
 function body(req) {

@@ -41,6 +41,8 @@ const cases = [
   ["huge", ["--max-event", "100000"], 1, /^3: error: the subscription's SSE, its line \d+: .*longer than the maximum/m],
   ["stall", ["--stall", "2"], 1, /^(3: )?error: (the|a) subscription stalled: no byte for 2 s \(--stall\) \[stall\]$/m],
   ["forever", ["--timeout", "3"], 1, /^\d+: error: timed out after 3 s: the run's root lifecycle did not end/m],
+  ["heartbeat-stop", ["--timeout", "20"], 1,
+    /^(3: )?error: (the|a) subscription: the server sent a heartbeat every 0\.\d s while idle, then nothing for \d+\.\d s \[heartbeat-missed\]$/m],
   ["silent-miss", ["--resume-after", "3"], 1,
     /error: \/seq: (the probe from before the window|resumed) by .*: seq \d+ follows, \d+ events lost without the miss the protocol defines \[resume-gap\]$/m],
 ];

@@ -134,6 +134,7 @@ struct cx_session {
     int refused[CX_RESUME_WAYS]; /* ways of resuming the server refused (said once): not tried again */
     int replays[CX_RESUME_WAYS]; /* ways it answered from too early (said once): others are preferred */
     int stall_said;              /* --stall: said once, whichever subscription stalled first */
+    int heartbeat_said;          /* a missed heartbeat: said once, the same way */
     /* events on the filtered subscription that its filter excludes, and repeats there: over a
        WebSocket with nothing on the main one, the server routes a thread's events to one socket */
     uint64_t misrouted, misrouted_first, filter_repeats, filter_repeat_seq;

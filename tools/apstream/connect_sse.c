@@ -44,7 +44,6 @@ typedef struct sse_xfer {
     uint64_t events_then;     /* st->count at the last heartbeat */
     int64_t heartbeat_ms;     /* when the last one came (0: none yet) */
     int64_t period_ms;        /* the longest such gap (0: no heartbeat shown) */
-    int missed_said;
 } sse_xfer;
 
 typedef struct sse_transport {
@@ -301,8 +300,8 @@ static void finished(sse_transport *t, sse_xfer *x, CURLcode rc)
  * The heartbeat a server sets up, and misses: a period is known once two
  * heartbeat comments came with no event between them (a server sending
  * one every P s while idle); then silence for more than twice the longest
- * such period, plus a second for the scheduler, is a missed heartbeat,
- * said once per subscription.
+ * such period, plus a second for the scheduler, is a missed heartbeat:
+ * the connection is taken for dead (said once for the run).
  */
 static void heartbeat(cx_session *s, sse_xfer *x, int64_t now)
 {
@@ -314,13 +313,15 @@ static void heartbeat(cx_session *s, sse_xfer *x, int64_t now)
         x->heartbeat_ms = now;
         x->events_then = st->count;
     }
-    if (x->period_ms == 0 || x->missed_said || st->stop || now - x->last_byte_ms <= 2 * x->period_ms + 1000)
+    if (x->period_ms == 0 || st->stop || now - x->last_byte_ms <= 2 * x->period_ms + 1000)
         return;
-    x->missed_said = 1;
-    cx_error(s, st->role == CX_MAIN ? s->events : 0, "heartbeat-missed", NULL, NULL,
-             "%s: the server sent a heartbeat every %.1f s while idle, then nothing for %.1f s",
-             st->role == CX_MAIN ? "the subscription" : "a subscription", (double)x->period_ms / 1000.0,
-             (double)(now - x->last_byte_ms) / 1000.0);
+    /* the connection is taken for dead: said once for the run, whichever subscription showed it first */
+    if (!s->heartbeat_said++)
+        cx_error(s, st->role == CX_MAIN ? s->events : 0, "heartbeat-missed", NULL, NULL,
+                 "%s: the server sent a heartbeat every %.1f s while idle, then nothing for %.1f s",
+                 st->role == CX_MAIN ? "the subscription" : "a subscription", (double)x->period_ms / 1000.0,
+                 (double)(now - x->last_byte_ms) / 1000.0);
+    st->stop = 1;
 }
 
 static void sse_pump(cx_transport *tp, int ms)

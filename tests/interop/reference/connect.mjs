@@ -15,7 +15,8 @@
 //   - with one entry removed, the run exits 1 and every finding it prints
 //     is that entry's: a baseline hides only what it lists;
 //   - a run.start in the schema's spelling (assistantId) is refused: one
-//     refused-command finding, no knock-on timeout.
+//     refused-command finding, no knock-on timeout;
+//   - under a path without the protocol's routes: exit 1, one no-endpoint.
 // Runs go in parallel on one server, each on its own thread. Bounded: 240 s.
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -140,6 +141,12 @@ try {
   } else {
     console.log("ok   run.start with assistantId: refused-command, once, and nothing else");
   }
+
+  // 5. The same server under a path without the protocol's routes: exit 1, one no-endpoint finding.
+  const none = await run(["connect", `${server.url}/no-such-prefix`, "--thread", `${who}-none`, ...base,
+                          "--start", start("agent")]);
+  if (none.code !== 1 || rulesOf(none.out).join() !== "no-endpoint") fail("a URL without the protocol's routes", none);
+  else console.log("ok   a URL without the protocol's routes: exit 1, no-endpoint, once");
 } finally {
   await server.stop();
   rmSync(dir, { recursive: true, force: true });

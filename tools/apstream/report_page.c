@@ -298,11 +298,26 @@ static void row_number(apstream_page *p, aps_json_raw obj, const char *name)
     aps_json_write_null(&p->row);
 }
 
+/* The number of the record's method in the table (whatever its length), -1 when it has none, -2: out of memory. */
+static int64_t row_method(apstream_page *p, aps_json_raw obj)
+{
+    aps_json_raw v;
+    aps_json_reader r;
+    aps_slice s;
+    int64_t m;
+    if (obj.ptr == NULL || aps_json_raw_member(obj, "method", 6, &p->arena, &v, NULL) != APS_OK)
+        return -1;
+    aps_json_raw_reader(&r, v, &p->arena);
+    if (aps_json_read_string(&r, &s, NULL) != APS_OK)
+        return -1;
+    m = intern_get(&p->methods, s.ptr, s.len);
+    return m < 0 ? -2 : m;
+}
+
 void apstream_page_event(apstream_page *p, const aps_record *rec)
 {
     aps_json_raw obj = { rec->text, rec->len }, params = { NULL, 0 };
-    char method[48];
-    int64_t m = -1, ns;
+    int64_t m, ns;
     p->line = rec->line;
     aps_arena_reset(&p->arena);
     if (aps_json_raw_kind(obj) != APS_JSON_OBJECT)
@@ -315,10 +330,9 @@ void apstream_page_event(apstream_page *p, const aps_record *rec)
     aps_json_write_uint64(&p->row, rec->line);
     row_number(p, obj, "seq");
     row_string(p, obj, "eventId", "event_id");
-    apstream_record_method(rec, method, sizeof method);
-    if (method[0] != '\0' && (m = intern_get(&p->methods, method, strlen(method))) < 0)
+    if ((m = row_method(p, obj)) == -2)
         p->failed = 1;
-    aps_json_write_int64(&p->row, m);
+    aps_json_write_int64(&p->row, m < 0 ? -1 : m);
     ns = row_namespace(p, params);
     aps_json_write_int64(&p->row, ns);
     aps_json_write_string(&p->row, rec->text, rec->len);

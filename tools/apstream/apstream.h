@@ -26,6 +26,8 @@ typedef struct apstream_options {
     const char *request;
     const char *redis;  /* --redis URL: the replay log on Redis Streams */
     size_t max_record;  /* longest JSONL line, SSE event or JSON document accepted */
+    int report;         /* `apstream report`: validate, and write the page */
+    const char *page;   /* -o FILE: where the page goes (NULL: standard output) */
 } apstream_options;
 
 /*
@@ -85,6 +87,26 @@ int apstream_diag(FILE *out, uint64_t line, const char *severity, const char *ru
     __attribute__((format(printf, 7, 8)))
 #endif
     ;
+/*
+ * Every finding that the baseline did not accept, shown or past the cap,
+ * also goes to `fn` (NULL: none), once: `apstream report` and `connect
+ * --report` collect them for the page from the same calls that print
+ * them, so the page and the log cannot disagree. `pointer` and `method`
+ * may be NULL; `line` 0 is about no record. Process-wide, like the cap.
+ */
+typedef void (*apstream_finding_fn)(void *user, uint64_t line, const char *severity, const char *rule,
+                                    const char *method, const char *pointer, const char *message);
+void apstream_diag_hook(apstream_finding_fn fn, void *user);
+/* Hands a finding printed elsewhere (the assembler's "still open" lines) to the hook. */
+void apstream_diag_collect(uint64_t line, const char *severity, const char *rule, const char *method,
+                           const char *pointer, const char *message);
+/*
+ * What the assembler delivers (assemble.c), each message and tool run as
+ * the JSON line `apstream assemble` prints (`kind` 'm' or 't'), also to
+ * `fn` (NULL: none), quiet runs included. Process-wide.
+ */
+typedef void (*apstream_assembled_fn)(void *user, int kind, const char *json, size_t len);
+void apstream_asm_hook(apstream_assembled_fn fn, void *user);
 /* Says on stderr how many diagnostics the cap did not show. */
 void apstream_diag_end(void);
 
@@ -162,6 +184,34 @@ void apstream_check_forget_seq(apstream_check *c);
  * lifecycle findings, which fail the stream under --strict.
  */
 uint64_t apstream_check_free(apstream_check *c, int deliver);
+
+/*
+ * The page of a stream (report_page.c): one self-contained HTML file, the
+ * page of report.html with the stream's data inside. apstream_page_open
+ * writes the page's head to `path` (NULL or "-": standard output; NULL
+ * returned after saying why it cannot); `name` (borrowed) is the stream's
+ * name on the page. apstream_page_listen makes the findings
+ * (apstream_diag_hook) and the assembled values (apstream_asm_hook) of
+ * this process go to the page from then on. apstream_page_event writes
+ * one record, before the checker sees it; apstream_page_record does both
+ * (an aps_record_fn, `user` the page) once a checker is attached.
+ * apstream_page_close writes the verdict and the rest, frees the page and
+ * returns 0, or -1 after saying why the page is incomplete.
+ */
+typedef struct apstream_page apstream_page;
+typedef struct apstream_page_verdict {
+    const char *command;   /* "report", "validate", "connect" */
+    int exit_status;       /* what the command exits with */
+    int strict;
+    uint64_t valid, invalid;
+} apstream_page_verdict;
+apstream_page *apstream_page_open(const char *path, const char *name);
+void apstream_page_listen(apstream_page *p);
+void apstream_page_attach(apstream_page *p, apstream_check *c);
+void apstream_page_event(apstream_page *p, const aps_record *rec);
+int apstream_page_record(void *user, const aps_record *rec);
+void apstream_page_framing_error(void *user, uint64_t line, const aps_error *err);
+int apstream_page_close(apstream_page *p, const apstream_page_verdict *v);
 
 int apstream_validate(const apstream_options *o, int roundtrip);
 int apstream_sse2jsonl(const apstream_options *o);

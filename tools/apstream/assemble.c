@@ -42,21 +42,39 @@ struct asm_run {
     char method[48];          /* the record being fed: its violations are about its method */
 };
 
+static struct {
+    apstream_assembled_fn fn;
+    void *user;
+} assembled;
+
+void apstream_asm_hook(apstream_assembled_fn fn, void *user)
+{
+    assembled.fn = fn;
+    assembled.user = user;
+}
+
 /* The stream ended before `what` `id` did: the capture is cut, or the server never finished it. */
 static void report_unfinished(asm_run *r, const char *what, aps_slice id)
 {
+    const char *severity = r->quiet ? r->severity : "error";
+    char text[APS_ERROR_MESSAGE_MAX];
     /* a baseline may accept it: a server that never finishes its messages is a known deviation */
     if (!apstream_baseline_note("unfinished", what[0] == 'm' ? "messages" : "tools", NULL, NULL, what))
         return;
     /* assemble: an open message is no final value, an error; validate: a
      * cut stream, a warning without --strict as the framing rule has it */
     fprintf(stderr, "apstream: %s: %s: %s \"%.*s\" is still open at the end of the stream [unfinished]\n",
-            apstream_input_name(r->o), r->quiet ? r->severity : "error", what, (int)id.len, id.ptr);
+            apstream_input_name(r->o), severity, what, (int)id.len, id.ptr);
+    snprintf(text, sizeof text, "%s \"%.*s\" is still open at the end of the stream", what,
+             (int)(id.len > 200 ? 200 : id.len), id.ptr);
+    apstream_diag_collect(0, severity, "unfinished", what[0] == 'm' ? "messages" : "tools", NULL, text);
     r->unfinished++;
 }
 
-static void print_line(asm_run *r)
+static void print_line(asm_run *r, int kind)
 {
+    if (assembled.fn != NULL)
+        assembled.fn(assembled.user, kind, aps_json_writer_data(&r->out), aps_json_writer_len(&r->out));
     if (r->quiet) {
         aps_json_writer_reset(&r->out);
         return;
@@ -70,7 +88,7 @@ static void on_message_done(void *ctx, const aps_asm_message *m)
 {
     asm_run *r = ctx;
     aps_asm_message_write(m, &r->out);
-    print_line(r);
+    print_line(r, 'm');
     if (r->finishing) /* still open: aps_asm_finish delivers it (as abandoned, in the default mode) */
         report_unfinished(r, "message", aps_asm_message_id(m));
 }
@@ -79,7 +97,7 @@ static void on_tool_done(void *ctx, const aps_asm_tool *t)
 {
     asm_run *r = ctx;
     aps_asm_tool_write(t, &r->out);
-    print_line(r);
+    print_line(r, 't');
     if (r->finishing) /* still open: aps_asm_finish delivers it (as abandoned, in the default mode) */
         report_unfinished(r, "tool run", aps_asm_tool_call_id(t));
 }

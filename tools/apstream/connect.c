@@ -6,7 +6,7 @@
  *                    [--channels LIST] [--filter REQUEST.json|none] [--resume-after N]
  *                    [--commands] [--strict] [--timeout S] [--stall S] [--max-event BYTES]
  *                    [--case C] [--output text|json] [--max-errors N]
- *                    [--baseline FILE] [--write-baseline FILE]
+ *                    [--baseline FILE] [--write-baseline FILE] [--report FILE.html]
  *
  * In order: the subscription (every channel unless --channels) and the
  * filtered one are opened, the --start command sent, and events read until
@@ -39,6 +39,7 @@ static const char default_filter[] =
 typedef struct connect_args {
     apstream_options o;
     const char *url, *thread, *start, *channels, *filter;
+    const char *report;       /* --report FILE: the page of the run (report_page.c) */
     const char *filter_json;  /* the filtered subscription's request: --filter's file, or the default */
     char *start_text;         /* --start's command, read and checked before anything is connected */
     size_t start_len;
@@ -55,7 +56,7 @@ static const char connect_usage_text[] =
     "                        [--channels LIST] [--filter REQUEST.json|none] [--resume-after N]\n"
     "                        [--commands] [--strict] [--timeout S] [--stall S] [--max-event BYTES]\n"
     "                        [--case C] [--output text|json] [--max-errors N]\n"
-    "                        [--baseline FILE] [--write-baseline FILE]\n"
+    "                        [--baseline FILE] [--write-baseline FILE] [--report FILE.html]\n"
     "\n"
     "Checks a live server: every event as `validate --strict` checks a capture, numbered\n"
     "by event; every command's response; resumes and a filtered subscription.\n"
@@ -80,6 +81,8 @@ static const char connect_usage_text[] =
     "  --baseline FILE      accepted findings (JSON Lines): only new ones fail; those\n"
     "                       that no longer occur are listed\n"
     "  --write-baseline FILE  this run's findings, as a baseline to edit and accept\n"
+    "  --report FILE        write the page of the main subscription's events, as\n"
+    "                       `apstream report` writes it of a capture, with every finding\n"
     "  --strict             accepted for validate's sake: connect is always strict\n"
     "\n"
     "Each finding ends with its rule id in brackets (docs/apstream.md lists them).\n"
@@ -161,6 +164,8 @@ static int parse_args(int argc, char **argv, connect_args *a)
             a->o.baseline = v;
         else if (strcmp(n, "--write-baseline") == 0)
             a->o.write_baseline = v;
+        else if (strcmp(n, "--report") == 0)
+            a->report = v;
         else if (strcmp(n, "--output") == 0 && (strcmp(v, "text") == 0 || strcmp(v, "json") == 0))
             a->o.json_report = v[0] == 'j';
         else if (strcmp(n, "--case") == 0 && strcmp(v, "either") == 0)
@@ -584,6 +589,7 @@ int apstream_connect(int argc, char **argv)
     char *request, *filter_text = NULL;
     size_t filter_len;
     uint64_t valid = 0, invalid = 0, found;
+    char page_name[512];
     int rc;
     if ((rc = parse_args(argc, argv, &a)) != 0)
         return rc == 1 ? 0 : rc;
@@ -612,6 +618,18 @@ int apstream_connect(int argc, char **argv)
         return 2;
     }
     s.websocket = a.websocket;
+    if (a.report != NULL) {
+        /* the page sees each event of the main subscription before the checker, and every finding */
+        snprintf(page_name, sizeof page_name, "%.400s thread %.80s", a.url, a.thread);
+        if ((s.page = apstream_page_open(a.report, page_name)) == NULL) {
+            cx_session_deinit(&s);
+            free(request);
+            free(filter_text);
+            free(a.start_text);
+            return 2;
+        }
+        apstream_page_listen(s.page);
+    }
     if ((!a.no_filter && cx_session_set_filter(&s, a.filter_json, filter_len, 0) != 0) ||
         (a.channels != NULL && cx_session_set_filter(&s, request, strlen(request), 1) != 0)) {
         cx_session_deinit(&s);
@@ -664,6 +682,18 @@ int apstream_connect(int argc, char **argv)
         rc = 2;
     if (rc == 0 && (s.errors > 0 || invalid > 0 || found > 0))
         rc = 1;
+    if (s.page != NULL) {
+        apstream_page_verdict v;
+        memset(&v, 0, sizeof v);
+        v.command = "connect";
+        v.exit_status = rc;
+        v.strict = 1;
+        v.valid = valid;
+        v.invalid = invalid;
+        if (apstream_page_close(s.page, &v) != 0 && rc == 0)
+            rc = 2;
+        s.page = NULL;
+    }
     cx_session_deinit(&s);
     free(request);
     free(filter_text);

@@ -106,6 +106,7 @@ struct cx_session {
     const apstream_options *o;
     FILE *out;
     apstream_check *check;      /* the main subscription's events, numbered 1, 2, ... across resumes */
+    apstream_page *page;        /* --report: the page they go to first (NULL: none) */
     uint64_t events;
     uint64_t errors;            /* connect's own findings: each one fails the run */
     int io_error;               /* the server could not be reached at all: exit 2 */

@@ -7,6 +7,7 @@
  *   apstream roundtrip [--type T] [--case C] [--input F] [FILE]
  *   apstream sse2jsonl [--strict] [FILE]
  *   apstream assemble  [--strict] [--case C] [--input F] [FILE]
+ *   apstream report    [-o FILE.html] [validate's options] [FILE]
  *   apstream replay --capacity N [--bytes B] [--redis URL] --request REQUEST.json [--case C] [FILE]
  *   apstream serve [--listen HOST:PORT] --script FILE... [--pace realtime|MS|0] [--redis URL]
  *                  [--api-key KEY] [--cors ORIGINS] [--drop-after N] [--window N]
@@ -42,6 +43,8 @@ static const char usage_text[] =
     "  roundtrip    decode and re-encode every JSON text, printing compact JSON\n"
     "  sse2jsonl    print the data of every SSE event, one per line\n"
     "  assemble     assemble streamed messages and tool runs into final values\n"
+    "  report       validate, and write one self-contained HTML page of the capture:\n"
+    "               lanes per namespace, messages, tool runs, findings, the events\n"
     "  replay       load events into a replay buffer and answer a subscription\n"
     "  serve        serve scripts as a mock agent server over HTTP/SSE and WebSocket\n"
     "               (apstream serve --help)\n"
@@ -69,6 +72,7 @@ static const char usage_text[] =
     "  --baseline FILE      validate: accepted findings (JSON Lines, by rule, method and\n"
     "                       pointer): only new ones fail; those that no longer occur are listed\n"
     "  --write-baseline FILE  validate: write this run's findings as such a file\n"
+    "  -o FILE              report: where the page goes (default: standard output)\n"
     "  --capacity N         replay: ring capacity in events\n"
     "  --bytes B            replay: ring capacity in bytes (default 1 GiB; the ring takes\n"
     "                       only what the events need)\n"
@@ -120,7 +124,7 @@ static int takes_value(const char *name)
 {
     static const char *const names[] = { "--type", "--case", "--format", "--input", "--output", "--capacity",
                                          "--bytes", "--request", "--max-errors", "--redis", "--baseline",
-                                         "--write-baseline" };
+                                         "--write-baseline", "-o" };
     size_t i;
     for (i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i]) == 0)
@@ -161,6 +165,8 @@ static int set_option(apstream_options *o, const char *name, const char *value)
         o->baseline = value;
     } else if (strcmp(name, "--write-baseline") == 0) {
         o->write_baseline = value;
+    } else if (strcmp(name, "-o") == 0) {
+        o->page = value;
     } else {
         uint64_t *n = strcmp(name, "--capacity") == 0 ? &o->capacity
                       : strcmp(name, "--bytes") == 0  ? &o->bytes
@@ -260,12 +266,21 @@ int main(int argc, char **argv)
             return usage("only one FILE");
         }
     }
+    if (strcmp(o.command, "report") == 0) {
+        /* report is validate that writes the page too */
+        o.report = 1;
+        o.command = "validate";
+    } else if (o.page != NULL) {
+        return usage("-o is for report");
+    }
+    if (o.json_report && o.report)
+        return usage("--output json is for validate (report writes a page)");
     if (o.json_report && strcmp(o.command, "validate") != 0)
         return usage("--output json is for validate (the other commands print values on stdout)");
     if (o.unfiltered && strcmp(o.command, "validate") != 0)
         return usage("--unfiltered is for validate");
     if ((o.baseline != NULL || o.write_baseline != NULL) && strcmp(o.command, "validate") != 0)
-        return usage("--baseline and --write-baseline are for validate (and connect)");
+        return usage("--baseline and --write-baseline are for validate and report (and connect)");
     if (strcmp(o.command, "validate") == 0 || strcmp(o.command, "roundtrip") == 0)
         return apstream_validate(&o, o.command[0] == 'r');
     if (strcmp(o.command, "sse2jsonl") == 0)

@@ -73,9 +73,12 @@ static void print_gate(void *user, const aps_records_gate *g)
     const apstream_options *o = reading;
     (void)user;
     if (g->line != 0)
-        fprintf(stderr, "apstream: %s:%" PRIu64 ": %s: %s\n", apstream_input_name(o), g->line, g->severity, g->reason);
+        fprintf(stderr, "apstream: %s:%" PRIu64 ": %s: %s [input]\n", apstream_input_name(o), g->line, g->severity,
+                g->reason);
     else
-        fprintf(stderr, "apstream: %s: %s: %s\n", apstream_input_name(o), g->severity, g->reason);
+        fprintf(stderr, "apstream: %s: %s: %s [input]\n", apstream_input_name(o), g->severity, g->reason);
+    /* the page of `apstream report` shows the gate's verdict with the other findings */
+    apstream_diag_collect(g->line, g->severity, "input", NULL, NULL, g->reason);
 }
 
 /* Bytes read at a time: what one read(2) of a pipe or file gives is pushed at once. */
@@ -141,6 +144,7 @@ int apstream_check_records(const apstream_options *o, uint64_t records)
 {
     if (records > 0)
         return 0;
-    fprintf(stderr, "apstream: %s: error: no records: nothing was checked\n", apstream_input_name(o));
+    fprintf(stderr, "apstream: %s: error: no records: nothing was checked [input]\n", apstream_input_name(o));
+    apstream_diag_collect(0, "error", "input", NULL, NULL, "no records: nothing was checked");
     return 1;
 }

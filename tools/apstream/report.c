@@ -23,7 +23,22 @@ static struct {
     const char *file; /* JSON: the input's name */
     int json;
     int json_items;   /* objects written to the JSON array so far */
-} diag = { 100, 0, 0, NULL, 0, 0 };
+    apstream_finding_fn hook; /* apstream report: every finding shown, whatever the cap */
+    void *hook_user;
+} diag = { 100, 0, 0, NULL, 0, 0, NULL, NULL };
+
+void apstream_diag_hook(apstream_finding_fn fn, void *user)
+{
+    diag.hook = fn;
+    diag.hook_user = user;
+}
+
+void apstream_diag_collect(uint64_t line, const char *severity, const char *rule, const char *method,
+                           const char *pointer, const char *message)
+{
+    if (diag.hook != NULL)
+        diag.hook(diag.hook_user, line, severity, rule, method, pointer, message);
+}
 
 void apstream_diag_setup(const apstream_options *o, int json)
 {
@@ -92,6 +107,7 @@ static const char *missing_member(const aps_error *err, char *buf, size_t cap)
 static void print_finding(FILE *out, uint64_t line, const char *severity, const char *rule, const char *method,
                           const char *pointer, size_t offset, const char *message)
 {
+    apstream_diag_collect(line, severity, rule, method, pointer, message);
     if (!room())
         return;
     if (diag.json)

@@ -20,6 +20,7 @@ static const rule rules[] = {
     { "schema", "the record is not what the schema says (each error of it)" },
     { "sse-binding", "--strict on SSE: event:/id: disagree with method/eventId" },
     { "framing", "SSE or JSONL framing broken, a binary WebSocket message" },
+    { "input", "the input as a whole: no records, not SSE or JSONL, an event cut at the end" },
     { "seq-order", "seq does not increase" },
     { "seq-gap", "--unfiltered (connect: every channel): seqs are missing" },
     { "event-id-repeat", "an eventId repeats" },

@@ -23,15 +23,34 @@ const aps_type *apstream_find_type(const char *name)
     return NULL;
 }
 
+/* The exit status of validate, from what the check found. */
+static int verdict(const apstream_options *o, apstream_gate gate, uint64_t valid, uint64_t invalid, uint64_t found)
+{
+    if (gate == APSTREAM_INPUT_ERROR)
+        return 2;
+    if (gate == APSTREAM_INPUT_REJECTED || apstream_check_records(o, valid + invalid) != 0)
+        return 1;
+    if (invalid > 0 || gate != APSTREAM_INPUT_OK)
+        return 1;
+    return o->strict && found > 0 ? 1 : 0;
+}
+
+/*
+ * validate, roundtrip, and report: report is validate that also writes the
+ * page of the capture (report_page.c), from the same checker's findings, so
+ * that the page and the log say the same; its text report goes to stderr,
+ * as the page may be on stdout.
+ */
 int apstream_validate(const apstream_options *o, int roundtrip)
 {
     apstream_check *c;
+    apstream_page *page = NULL;
     const aps_type *type;
     apstream_gate gate;
     uint64_t found, valid, invalid;
-    int json = o->json_report && !roundtrip;
-    /* roundtrip's stdout is JSON values: its report lines go to stderr */
-    FILE *out = roundtrip ? stderr : stdout;
+    int json = o->json_report && !roundtrip, rc;
+    /* roundtrip's stdout is JSON values, report's may be the page: their report lines go to stderr */
+    FILE *out = roundtrip || o->report ? stderr : stdout;
     if ((type = apstream_find_type(o->type_name)) == NULL)
         return 2;
     if (apstream_baseline_begin(o) != 0) {
@@ -43,9 +62,19 @@ int apstream_validate(const apstream_options *o, int roundtrip)
         fprintf(stderr, "apstream: out of memory\n");
         return 2;
     }
+    if (o->report) {
+        if ((page = apstream_page_open(o->page, apstream_input_name(o))) == NULL) {
+            apstream_check_free(c, 0);
+            apstream_baseline_free();
+            return 2;
+        }
+        apstream_page_attach(page, c);
+        apstream_page_listen(page);
+    }
     if (json)
         fputs("{\"errors\":[", stdout);
-    gate = apstream_read_records(o, o->format, apstream_check_record, apstream_check_framing_error, c);
+    gate = page != NULL ? apstream_read_records(o, o->format, apstream_page_record, apstream_page_framing_error, page)
+                        : apstream_read_records(o, o->format, apstream_check_record, apstream_check_framing_error, c);
     apstream_check_counts(c, &valid, &invalid);
     found = apstream_check_free(c, gate == APSTREAM_INPUT_OK || gate == APSTREAM_INPUT_FAILED);
     if (json)
@@ -54,13 +83,19 @@ int apstream_validate(const apstream_options *o, int roundtrip)
         fprintf(out, "%" PRIu64 " valid, %" PRIu64 " invalid\n", valid, invalid);
     fflush(stdout);
     apstream_diag_end();
-    if (apstream_baseline_end(o) != 0 || gate == APSTREAM_INPUT_ERROR)
-        return 2;
-    if (gate == APSTREAM_INPUT_REJECTED || apstream_check_records(o, valid + invalid) != 0)
-        return 1;
-    if (invalid > 0 || gate != APSTREAM_INPUT_OK)
-        return 1;
-    return o->strict && found > 0 ? 1 : 0;
+    rc = apstream_baseline_end(o) != 0 ? 2 : verdict(o, gate, valid, invalid, found);
+    if (page != NULL) {
+        apstream_page_verdict v;
+        memset(&v, 0, sizeof v);
+        v.command = "report";
+        v.exit_status = rc;
+        v.strict = o->strict;
+        v.valid = valid;
+        v.invalid = invalid;
+        if (apstream_page_close(page, &v) != 0)
+            return 2;
+    }
+    return rc;
 }
 
 /* What sse2jsonl counts: records printed and framing errors. */

@@ -1,0 +1,22 @@
+#!/bin/sh
+# page.sh - runs page.mjs (ctest report-*: the page of `apstream report` in
+# headless Chromium) with the arguments, after checking that node and
+# chromium are there (CHROMIUM names another command). Without them it is
+# skipped (exit 77) with a one-line reason, unless CDDLGEN_REQUIRE_OPTIONAL=1,
+# as in CI: then it fails, so that CI cannot pass by skipping.
+set -u
+chromium=${CHROMIUM:-chromium}
+
+unavailable() {
+    if [ "${CDDLGEN_REQUIRE_OPTIONAL:-0}" = 1 ]; then
+        echo "report-page: error: $1 (CDDLGEN_REQUIRE_OPTIONAL=1)"
+        exit 1
+    fi
+    echo "report-page: skipped: $1"
+    exit 77
+}
+
+command -v node >/dev/null 2>&1 || unavailable "node is not installed"
+command -v "$chromium" >/dev/null 2>&1 || unavailable "$chromium is not installed (apt-get install -y chromium)"
+
+exec node "$(dirname "$0")/page.mjs" --chromium "$chromium" "$@"

@@ -581,6 +581,12 @@ static int check_server(run_ctx *r)
     return 0;
 }
 
+/* --report: the main subscription's events go to the page (an on_event of cx_session). */
+static void page_event(void *user, const aps_record *rec)
+{
+    apstream_page_event(user, rec);
+}
+
 int apstream_connect(int argc, char **argv)
 {
     connect_args a;
@@ -629,6 +635,8 @@ int apstream_connect(int argc, char **argv)
             return 2;
         }
         apstream_page_listen(s.page);
+        s.on_event = page_event;
+        s.on_event_user = s.page;
     }
     if ((!a.no_filter && cx_session_set_filter(&s, a.filter_json, filter_len, 0) != 0) ||
         (a.channels != NULL && cx_session_set_filter(&s, request, strlen(request), 1) != 0)) {

@@ -106,7 +106,11 @@ struct cx_session {
     const apstream_options *o;
     FILE *out;
     apstream_check *check;      /* the main subscription's events, numbered 1, 2, ... across resumes */
-    apstream_page *page;        /* --report: the page they go to first (NULL: none) */
+    apstream_page *page;        /* --report: the page (NULL: none); connect.c owns it */
+    /* each event of the main subscription, numbered, before it is checked (NULL: none): --report's
+       page, so that the reading path itself needs no page */
+    void (*on_event)(void *user, const aps_record *rec);
+    void *on_event_user;
     uint64_t events;
     uint64_t errors;            /* connect's own findings: each one fails the run */
     int io_error;               /* the server could not be reached at all: exit 2 */

@@ -638,8 +638,8 @@ static int main_event(cx_stream *st, const aps_record *rec, const cx_facts *f)
         return 0;
     n = ++s->events;
     numbered.line = n;
-    if (s->page != NULL)
-        apstream_page_event(s->page, &numbered);
+    if (s->on_event != NULL)
+        s->on_event(s->on_event_user, &numbered);
     if (apstream_check_record(s->check, &numbered) != 0)
         return -1;
     if (s->has_filter && f->routed &&

@@ -541,25 +541,21 @@ static const char *root_status(const serve_thread *t)
     return NULL;
 }
 
-/* GET /inspect/threads: {"threads": [{id, runs, run, playing, waiting, status}]}, oldest first. */
+/* GET /inspect/threads: {"threads": [{id, runs, run, playing, waiting, status}]}, the newest first. */
 static void inspect_threads(void *user, ap_server *srv, const char *path, ap_server_reply *reply)
 {
     serve *sv = user;
-    serve_thread *t, *order[1024];
-    size_t n = 0, i;
+    serve_thread *t;
     aps_json_writer w;
     char run[32];
     (void)srv;
     (void)path;
     aps_json_writer_init(&w, NULL);
-    pthread_mutex_lock(&sv->lock);
-    for (t = sv->threads; t != NULL && n < sizeof order / sizeof *order; t = t->next)
-        order[n++] = t;
     aps_json_write_object_begin(&w);
     aps_json_write_key(&w, "threads", 7);
     aps_json_write_array_begin(&w);
-    for (i = n; i-- > 0;) {
-        t = order[i];
+    pthread_mutex_lock(&sv->lock);
+    for (t = sv->threads; t != NULL; t = t->next) {
         snprintf(run, sizeof run, "run-%u", t->runs);
         aps_json_write_object_begin(&w);
         write_string_key(&w, "id", t->id);

@@ -142,10 +142,16 @@ const char *apstream_record_method(const aps_record *rec, char *buf, size_t cap)
  * prints what it assembles; `validate` runs one quietly, so that the two
  * agree on what breaks the messages and tools lifecycle. Violations and
  * what is still open at the end are reported with `severity` ("error" or
- * "warning") through apstream_diag to `out`.
+ * "warning") through apstream_diag to `out` (NULL: violations are not
+ * reported; `serve` assembles for /inspect only).
  */
 typedef struct asm_run asm_run;
 asm_run *apstream_asm_open(const apstream_options *o, int quiet, FILE *out, const char *severity);
+/*
+ * What `r` delivers goes to `fn` (as apstream_asm_hook's, for this run
+ * only) instead of standard output; the process-wide hook still hears it.
+ */
+void apstream_asm_sink(asm_run *r, apstream_assembled_fn fn, void *user);
 /* Feeds one record (decoded again here). Returns 0, or 2 when out of memory. */
 int apstream_asm_record(asm_run *r, const aps_record *rec);
 /* Findings that decide the exit status so far: violations (under --strict
@@ -212,6 +218,12 @@ void apstream_page_event(apstream_page *p, const aps_record *rec);
 int apstream_page_record(void *user, const aps_record *rec);
 void apstream_page_framing_error(void *user, uint64_t line, const aps_error *err);
 int apstream_page_close(apstream_page *p, const apstream_page_verdict *v);
+/*
+ * The live page (`apstream serve`'s /inspect): the same page with no
+ * data, a summary saying `live`, and a CSP that lets it connect to its own
+ * origin. A malloc'd buffer of *len bytes (free it), NULL out of memory.
+ */
+char *apstream_page_live(size_t *len);
 
 int apstream_validate(const apstream_options *o, int roundtrip);
 int apstream_sse2jsonl(const apstream_options *o);

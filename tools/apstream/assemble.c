@@ -40,6 +40,8 @@ struct asm_run {
     uint64_t unfinished;      /* messages and tool runs still open at the end */
     uint64_t violations;      /* lifecycle violations reported (not accepted by the baseline) */
     char method[48];          /* the record being fed: its violations are about its method */
+    apstream_assembled_fn sink; /* what is delivered, instead of standard output (serve's /inspect) */
+    void *sink_user;
 };
 
 static struct {
@@ -75,7 +77,9 @@ static void print_line(asm_run *r, int kind)
 {
     if (assembled.fn != NULL)
         assembled.fn(assembled.user, kind, aps_json_writer_data(&r->out), aps_json_writer_len(&r->out));
-    if (r->quiet) {
+    if (r->sink != NULL)
+        r->sink(r->sink_user, kind, aps_json_writer_data(&r->out), aps_json_writer_len(&r->out));
+    if (r->quiet || r->sink != NULL) {
         aps_json_writer_reset(&r->out);
         return;
     }
@@ -106,6 +110,8 @@ static void on_tool_done(void *ctx, const aps_asm_tool *t)
 static void on_violation(void *ctx, uint64_t position, aps_asm_violation code, const char *text)
 {
     asm_run *r = ctx;
+    if (r->diag == NULL)
+        return;
     /* the violation's name is its rule id */
     r->violations += (uint64_t)apstream_diag(r->diag, position, r->severity, aps_asm_violation_name(code),
                                              r->finishing ? NULL : r->method, NULL, "%s", text);
@@ -207,6 +213,12 @@ asm_run *apstream_asm_open(const apstream_options *o, int quiet, FILE *out, cons
 /* What decides the exit status: lifecycle violations count under --strict
  * only (by default they are warnings, as the reference client assembles on);
  * messages and tool runs left open count always. */
+void apstream_asm_sink(asm_run *r, apstream_assembled_fn fn, void *user)
+{
+    r->sink = fn;
+    r->sink_user = user;
+}
+
 uint64_t apstream_asm_found(const asm_run *r)
 {
     return (r->o->strict ? r->violations : 0) + r->unfinished;

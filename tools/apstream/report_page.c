@@ -183,14 +183,16 @@ static const char *find_marker(const char *from, size_t len, const char *marker)
     return NULL;
 }
 
+#define CONNECT_MARKER "@@APSTREAM_CONNECT@@" /* the end of the CSP: only the live page may connect */
 #define EVENTS_MARKER "@@APSTREAM_EVENTS@@"
 #define SUMMARY_MARKER "@@APSTREAM_SUMMARY@@"
 
 apstream_page *apstream_page_open(const char *path, const char *name)
 {
     apstream_page *p = calloc(1, sizeof *p);
+    const char *csp = find_marker(apstream_report_html, apstream_report_html_len, CONNECT_MARKER);
     const char *mark = find_marker(apstream_report_html, apstream_report_html_len, EVENTS_MARKER);
-    if (p == NULL || mark == NULL) {
+    if (p == NULL || mark == NULL || csp == NULL || csp > mark) {
         fprintf(stderr, "apstream: out of memory\n");
         free(p);
         return NULL;
@@ -217,7 +219,10 @@ apstream_page *apstream_page_open(const char *path, const char *name)
     /* the root namespace is lane 0 whether or not an event names it */
     if (intern_get(&p->spaces, "[]", 2) < 0)
         p->failed = 1;
-    fwrite(apstream_report_html, 1, (size_t)(mark - apstream_report_html), p->out);
+    /* a file page connects to nothing: the CSP stays default-src 'none' */
+    fwrite(apstream_report_html, 1, (size_t)(csp - apstream_report_html), p->out);
+    csp += strlen(CONNECT_MARKER);
+    fwrite(csp, 1, (size_t)(mark - csp), p->out);
     p->tail = mark + strlen(EVENTS_MARKER);
     p->tail_len = apstream_report_html_len - (size_t)(p->tail - apstream_report_html);
     fputc('[', p->out);
@@ -489,4 +494,41 @@ int apstream_page_close(apstream_page *p, const apstream_page_verdict *v)
     intern_free(&p->methods);
     free(p);
     return rc;
+}
+
+/* Appends `n` bytes to buf[*len] (room made by the caller). */
+static void put(char *buf, size_t *len, const char *s, size_t n)
+{
+    memcpy(buf + *len, s, n);
+    *len += n;
+}
+
+char *apstream_page_live(size_t *len)
+{
+    static const char connect[] = "; connect-src 'self'";
+    static const char summary[] =
+        "{\"live\":true,\"tool\":\"apstream " APS_VERSION_STRING "\",\"command\":\"serve\","
+        "\"name\":\"apstream serve\",\"exit\":0,\"strict\":false,\"records\":0,\"valid\":0,\"invalid\":0,"
+        "\"methods\":[],\"namespaces\":[[]],\"findings\":[],\"messages\":[],\"tools\":[]}";
+    const char *t = apstream_report_html, *end = t + apstream_report_html_len;
+    const char *csp = find_marker(t, apstream_report_html_len, CONNECT_MARKER);
+    const char *ev = find_marker(t, apstream_report_html_len, EVENTS_MARKER);
+    const char *sum = find_marker(t, apstream_report_html_len, SUMMARY_MARKER);
+    char *page;
+    size_t n = 0;
+    if (csp == NULL || ev == NULL || sum == NULL || !(csp < ev && ev < sum) ||
+        (page = malloc(apstream_report_html_len + sizeof connect + sizeof summary)) == NULL)
+        return NULL;
+    put(page, &n, t, (size_t)(csp - t));
+    put(page, &n, connect, sizeof connect - 1);
+    t = csp + strlen(CONNECT_MARKER);
+    put(page, &n, t, (size_t)(ev - t));
+    put(page, &n, "[]", 2);
+    t = ev + strlen(EVENTS_MARKER);
+    put(page, &n, t, (size_t)(sum - t));
+    put(page, &n, summary, sizeof summary - 1); /* (ASCII with no '<', '>' or '&': safe in the element) */
+    t = sum + strlen(SUMMARY_MARKER);
+    put(page, &n, t, (size_t)(end - t));
+    *len = n;
+    return page;
 }

@@ -23,6 +23,9 @@
  * on one Redis are replicas: any of them answers any subscription, resume
  * and state request, and a thread's seqs continue across restarts.
  *
+ * GET /inspect answers the page of `apstream report` in live mode
+ * (report.html): read-only, see "/inspect" below and docs/apstream.md.
+ *
  * Prints "listening on http://HOST:PORT" on standard output when ready,
  * one log line per connection and command on standard error, and runs
  * until SIGINT or SIGTERM (exit 0). --drop-after N closes an event stream
@@ -86,6 +89,10 @@ typedef struct serve_thread {
     int joinable;
     known_ns *ns;
     size_t nns;
+    asm_run *assembler;          /* /inspect: the latest run's, fed what it publishes (under sv->lock) */
+    aps_json_writer messages;    /* what it delivered: open arrays of {"seq", "value"} */
+    aps_json_writer tools;
+    uint64_t seq;                /* the seq of the event being fed */
     struct serve_thread *next;
 } serve_thread;
 
@@ -99,6 +106,8 @@ typedef struct serve {
     pthread_mutex_t lock;
     pthread_cond_t cond;
     serve_thread *threads;
+    char *page;        /* /inspect: the live page */
+    size_t page_len;
     volatile sig_atomic_t stop;
 } serve;
 
@@ -153,7 +162,8 @@ static int describe(script_event *e, const char *text, size_t len, aps_arena *ar
     aps_replay_meta meta;
     char method[16];
     memset(e, 0, sizeof *e);
-    if ((e->json = malloc(len + 1)) == NULL)
+    /* padded: the assembler of /inspect reads the text as a padded record (aps/asm.h) */
+    if ((e->json = calloc(1, len + 1 + APS_PADDING)) == NULL)
         return -1;
     memcpy(e->json, text, len);
     e->json[len] = '\0';
@@ -295,18 +305,34 @@ static void note_namespace(serve_thread *t, const script_event *e)
     }
 }
 
+/*
+ * Publishes an event of the run, and feeds it to the thread's assembler
+ * once it is published: both under sv->lock, so that /inspect, which reads
+ * the assembled values under it too, has every value an event it was sent
+ * completed.
+ */
 static int publish(player_args *a, const script_event *e)
 {
     aps_error err = APS_ERROR_INIT;
     aps_slice tid, run;
+    aps_record rec;
+    aps_status st;
     tid.ptr = a->t->id;
     tid.len = strlen(a->t->id);
     run.ptr = a->run_id;
     run.len = strlen(a->run_id);
     pthread_mutex_lock(&a->sv->lock);
     note_namespace(a->t, e);
+    st = ap_server_publish_json(a->sv->srv, tid, e->json, strlen(e->json), run, &a->t->seq, &err);
+    if (st == APS_OK && a->t->assembler != NULL) {
+        memset(&rec, 0, sizeof rec);
+        rec.text = e->json;
+        rec.len = strlen(e->json);
+        rec.line = a->t->seq;
+        (void)apstream_asm_record(a->t->assembler, &rec);
+    }
     pthread_mutex_unlock(&a->sv->lock);
-    if (ap_server_publish_json(a->sv->srv, tid, e->json, strlen(e->json), run, NULL, &err) != APS_OK) {
+    if (st != APS_OK) {
         fprintf(stderr, "apstream serve: %s: an event of the script was not served: %s\n", a->t->id, err.message);
         return -1;
     }
@@ -353,10 +379,11 @@ static script_event frame_event(char *json, const char *status)
 
 static void *play(void *arg)
 {
-    static char running[] = "{\"type\":\"event\",\"method\":\"lifecycle\",\"params\":{\"namespace\":[],"
-                            "\"data\":{\"event\":\"running\"}}}";
-    static char completed[] = "{\"type\":\"event\",\"method\":\"lifecycle\",\"params\":{\"namespace\":[],"
-                              "\"data\":{\"event\":\"completed\"}}}";
+    /* (padded, as the script's events are: see describe) */
+    static char running[128 + APS_PADDING] = "{\"type\":\"event\",\"method\":\"lifecycle\",\"params\":{\"namespace\":[],"
+                                            "\"data\":{\"event\":\"running\"}}}";
+    static char completed[128 + APS_PADDING] = "{\"type\":\"event\",\"method\":\"lifecycle\",\"params\":{\"namespace\":[],"
+                                              "\"data\":{\"event\":\"completed\"}}}";
     player_args *a = arg;
     const script *sc = a->sc;
     uint64_t last_time = 0;
@@ -399,8 +426,7 @@ static void *play(void *arg)
     return NULL;
 }
 
-/* ---- commands ------------------------------------------------------------------- */
-
+/* The thread named `id`, made when missing and `create` (under sv->lock). */
 static serve_thread *find_thread(serve *sv, aps_slice id, int create)
 {
     serve_thread *t;
@@ -414,6 +440,202 @@ static serve_thread *find_thread(serve *sv, aps_slice id, int create)
     sv->threads = t;
     return t;
 }
+
+/* ---- /inspect: the live page, read-only ------------------------------------------ */
+
+/*
+ * The page of `apstream report` in live mode (report.html): it lists the
+ * threads (GET /inspect/threads), subscribes to the chosen one with the
+ * protocol's own SSE stream, and gets the messages and tool runs of its
+ * latest run as the assembler of `apstream assemble` delivered them, fed
+ * here each event this process publishes (GET /inspect/threads/ID/assembled).
+ * Nothing here sends a command; the page itself holds no data, so it is
+ * open; the JSON routes need the API key when there is one.
+ */
+
+static const apstream_options inspect_asm_options; /* assemble's defaults: the reference client's rules */
+
+/* apstream_asm_sink: a delivered message ('m') or tool run ('t'), with the seq of the event that completed it. */
+static void inspect_delivered(void *user, int kind, const char *json, size_t len)
+{
+    serve_thread *t = user;
+    aps_json_writer *w = kind == 'm' ? &t->messages : &t->tools;
+    aps_json_raw v = { json, len };
+    aps_json_write_object_begin(w);
+    aps_json_write_key(w, "seq", 3);
+    aps_json_write_uint64(w, t->seq);
+    aps_json_write_key(w, "value", 5);
+    aps_json_write_raw(w, v);
+    aps_json_write_object_end(w);
+}
+
+static void inspect_free(serve_thread *t)
+{
+    if (t->assembler != NULL) {
+        (void)apstream_asm_close(t->assembler, 0);
+        aps_json_writer_deinit(&t->messages);
+        aps_json_writer_deinit(&t->tools);
+    }
+    t->assembler = NULL;
+}
+
+/* A new run of `t` (under sv->lock): a fresh assembler. 0, or -1 out of memory. */
+static int inspect_new_run(serve_thread *t)
+{
+    inspect_free(t);
+    if ((t->assembler = apstream_asm_open(&inspect_asm_options, 1, NULL, "warning")) == NULL)
+        return -1;
+    apstream_asm_sink(t->assembler, inspect_delivered, t);
+    aps_json_writer_init(&t->messages, NULL);
+    aps_json_writer_init(&t->tools, NULL);
+    aps_json_write_array_begin(&t->messages);
+    aps_json_write_array_begin(&t->tools);
+    return 0;
+}
+
+/* Hands the writer's JSON to the reply: 200, or 500 when it could not be written. */
+static void reply_json(ap_server_reply *reply, aps_json_writer *w)
+{
+    size_t n = aps_json_writer_len(w);
+    if (aps_json_writer_status(w) != APS_OK || (reply->body = malloc(n > 0 ? n : 1)) == NULL) {
+        reply->status = 500;
+        reply->content_type = "text/plain";
+        return;
+    }
+    memcpy(reply->body, aps_json_writer_data(w), n);
+    reply->len = n;
+    reply->status = 200;
+    reply->content_type = "application/json";
+}
+
+static void write_string_key(aps_json_writer *w, const char *key, const char *v)
+{
+    aps_json_write_key(w, key, strlen(key));
+    if (v != NULL)
+        aps_json_write_string(w, v, strlen(v));
+    else
+        aps_json_write_null(w);
+}
+
+/* GET /inspect: the page. */
+static void inspect_page(void *user, ap_server *srv, const char *path, ap_server_reply *reply)
+{
+    serve *sv = user;
+    (void)srv;
+    (void)path;
+    if (sv->page == NULL || (reply->body = malloc(sv->page_len)) == NULL)
+        return;
+    memcpy(reply->body, sv->page, sv->page_len);
+    reply->len = sv->page_len;
+    reply->status = 200;
+    reply->content_type = "text/html; charset=utf-8";
+}
+
+/* The status of the root's last lifecycle event on `t`, NULL before one. */
+static const char *root_status(const serve_thread *t)
+{
+    size_t i;
+    for (i = 0; i < t->nns; i++)
+        if (strcmp(t->ns[i].json, "[]") == 0)
+            return t->ns[i].status;
+    return NULL;
+}
+
+/* GET /inspect/threads: {"threads": [{id, runs, run, playing, waiting, status}]}, the newest first. */
+static void inspect_threads(void *user, ap_server *srv, const char *path, ap_server_reply *reply)
+{
+    serve *sv = user;
+    serve_thread *t;
+    aps_json_writer w;
+    char run[32];
+    (void)srv;
+    (void)path;
+    aps_json_writer_init(&w, NULL);
+    aps_json_write_object_begin(&w);
+    aps_json_write_key(&w, "threads", 7);
+    aps_json_write_array_begin(&w);
+    pthread_mutex_lock(&sv->lock);
+    for (t = sv->threads; t != NULL; t = t->next) {
+        snprintf(run, sizeof run, "run-%u", t->runs);
+        aps_json_write_object_begin(&w);
+        write_string_key(&w, "id", t->id);
+        aps_json_write_key(&w, "runs", 4);
+        aps_json_write_uint64(&w, t->runs);
+        write_string_key(&w, "run", t->runs > 0 ? run : NULL);
+        aps_json_write_key(&w, "playing", 7);
+        aps_json_write_bool(&w, t->playing);
+        aps_json_write_key(&w, "waiting", 7);
+        aps_json_write_bool(&w, t->waiting);
+        write_string_key(&w, "status", root_status(t));
+        aps_json_write_object_end(&w);
+    }
+    pthread_mutex_unlock(&sv->lock);
+    aps_json_write_array_end(&w);
+    aps_json_write_object_end(&w);
+    reply_json(reply, &w);
+    aps_json_writer_deinit(&w);
+}
+
+/* The values of an open array of them (`items`; NULL: none), closed, under `key`. */
+static void write_kept(aps_json_writer *w, const char *key, const aps_json_writer *items)
+{
+    size_t n = items != NULL ? aps_json_writer_len(items) : 0;
+    char *text = n > 0 && aps_json_writer_status(items) == APS_OK ? malloc(n + 1) : NULL;
+    aps_json_write_key(w, key, strlen(key));
+    if (text == NULL) {
+        aps_json_write_array_begin(w);
+        aps_json_write_array_end(w);
+        return;
+    }
+    memcpy(text, aps_json_writer_data(items), n);
+    text[n] = ']';
+    {
+        aps_json_raw v = { text, n + 1 };
+        aps_json_write_raw(w, v);
+    }
+    free(text);
+}
+
+/* GET /inspect/threads/ID/assembled: {"thread", "run", "messages": [{seq, value}], "tools": [...]}. */
+static void inspect_assembled(void *user, ap_server *srv, const char *path, ap_server_reply *reply)
+{
+    static const char suffix[] = "/assembled";
+    serve *sv = user;
+    size_t n = strlen(path), pre = strlen("/inspect/threads/");
+    aps_slice id;
+    serve_thread *t;
+    aps_json_writer w;
+    char run[32];
+    (void)srv;
+    if (n <= pre + sizeof suffix - 1 || strcmp(path + n - (sizeof suffix - 1), suffix) != 0)
+        return; /* 404 */
+    id.ptr = path + pre;
+    id.len = n - pre - (sizeof suffix - 1);
+    aps_json_writer_init(&w, NULL);
+    pthread_mutex_lock(&sv->lock);
+    if ((t = find_thread(sv, id, 0)) != NULL) {
+        snprintf(run, sizeof run, "run-%u", t->runs);
+        aps_json_write_object_begin(&w);
+        aps_json_write_key(&w, "thread", 6);
+        aps_json_write_string(&w, t->id, strlen(t->id));
+        write_string_key(&w, "run", t->runs > 0 ? run : NULL);
+        write_kept(&w, "messages", t->assembler != NULL ? &t->messages : NULL);
+        write_kept(&w, "tools", t->assembler != NULL ? &t->tools : NULL);
+        aps_json_write_object_end(&w);
+    }
+    pthread_mutex_unlock(&sv->lock);
+    if (t != NULL)
+        reply_json(reply, &w);
+    aps_json_writer_deinit(&w);
+}
+
+static const ap_server_route inspect_routes[] = {
+    { "/inspect", 1, inspect_page },
+    { "/inspect/threads", 0, inspect_threads },
+    { "/inspect/threads/", 0, inspect_assembled },
+};
+
+/* ---- commands ------------------------------------------------------------------- */
 
 static aps_status error_response(ap_message_t *response, const ap_command_t *cmd, ap_error_code_t code,
                                  const char *why)
@@ -438,8 +660,10 @@ static aps_status start_run(serve *sv, serve_thread *t, const ap_command_t *cmd,
         pthread_join(t->player, NULL);
         t->joinable = 0;
     }
-    if ((a = calloc(1, sizeof *a)) == NULL)
+    if ((a = calloc(1, sizeof *a)) == NULL || inspect_new_run(t) != 0) {
+        free(a);
         return APS_E_NOMEM;
+    }
     a->sv = sv;
     a->t = t;
     a->sc = &sv->scripts[sv->next_script++ % sv->nscripts];
@@ -631,6 +855,8 @@ static const char serve_usage_text[] =
     "                       aps/replay.h's): an older replay point is answered with a miss,\n"
     "                       and a subscriber further behind is told what it missed\n"
     "\n"
+    "GET /inspect is the page of `apstream report`, live: the threads, and the chosen one's\n"
+    "events as they arrive (read-only; with --api-key, type the key into the page).\n"
     "Prints \"listening on http://HOST:PORT\" when ready; stops on SIGINT or SIGTERM.\n";
 
 static int serve_usage(const char *why)
@@ -727,6 +953,12 @@ int apstream_serve(int argc, char **argv)
     opt.host = host;
     opt.port = (unsigned)port;
     opt.on_command = on_command;
+    opt.routes = inspect_routes;
+    opt.nroutes = sizeof inspect_routes / sizeof *inspect_routes;
+    if ((sv.page = apstream_page_live(&sv.page_len)) == NULL) {
+        fprintf(stderr, "apstream: out of memory\n");
+        return 2;
+    }
     opt.user = &sv;
     opt.log = log_line;
     memset(&sa, 0, sizeof sa);
@@ -753,6 +985,7 @@ int apstream_serve(int argc, char **argv)
     ap_server_stop(sv.srv);
     while ((t = sv.threads) != NULL) {
         sv.threads = t->next;
+        inspect_free(t);
         for (k = 0; k < t->nns; k++)
             free(t->ns[k].json);
         free(t->ns);
@@ -764,5 +997,6 @@ int apstream_serve(int argc, char **argv)
             script_event_free(&sv.scripts[k].events[e]);
         free(sv.scripts[k].events);
     }
+    free(sv.page);
     return 0;
 }

@@ -55,6 +55,7 @@ typedef struct conn {
     srv_thread *thread;
     int counted;                /* counted in srv->connections */
     int cors;                   /* the request's Origin is allowed: echo it */
+    int extra_route;            /* an embedder's route (opt.routes) answers: no-store, nosniff */
     char origin[MAX_ID];
     char last_event_id[MAX_ID];
     char *body;                 /* request body, or WebSocket message being received */
@@ -225,6 +226,8 @@ static int respond(conn *c, unsigned status, const char *type, const char *body,
     }
     if (lws_add_http_common_headers(c->wsi, status, type, stream ? LWS_ILLEGAL_HTTP_CONTENT_LEN : len, &p, end) ||
         add_cors(c, c->wsi, &p, end) ||
+        (c->extra_route && (add_header(c->wsi, "cache-control:", "no-store", &p, end) ||
+                            add_header(c->wsi, "x-content-type-options:", "nosniff", &p, end))) ||
         (stream && (add_header(c->wsi, "cache-control:", "no-cache", &p, end) ||
                     add_header(c->wsi, "x-accel-buffering:", "no", &p, end))) ||
         lws_finalize_write_http_header(c->wsi, start, &p, end))
@@ -944,11 +947,50 @@ static int request_done(ap_server *s, conn *c)
     return rc;
 }
 
+/* The embedder's route for `path` (opt.routes), NULL when none matches. */
+static const ap_server_route *find_route(const ap_server *s, const char *path)
+{
+    size_t i;
+    for (i = 0; i < s->opt.nroutes; i++) {
+        const char *p = s->opt.routes[i].path;
+        size_t n = p != NULL ? strlen(p) : 0;
+        if (n > 0 && s->opt.routes[i].fn != NULL &&
+            (p[n - 1] == '/' ? strncmp(path, p, n) == 0 : strcmp(path, p) == 0))
+            return &s->opt.routes[i];
+    }
+    return NULL;
+}
+
+/* A GET of an embedder's route: read-only, same-origin, the API key unless the route is open. 0 or -1. */
+static int answer_route(ap_server *s, conn *c, int method, const char *path, const ap_server_route *r)
+{
+    ap_server_reply reply;
+    int rc;
+    c->cors = 0;
+    c->extra_route = 1;
+    if (method != LWSHUMETH_GET)
+        return respond_error(s, c, 405, NULL, AP_ERROR_CODE_INVALID_ARGUMENT, "%.200s is read-only: GET it", path);
+    if (!r->open && !authorized(s, c->wsi))
+        return respond_error(s, c, 401, NULL, AP_ERROR_CODE_PERMISSION_DENIED,
+                             "an API key is required (x-api-key or Authorization: Bearer)");
+    memset(&reply, 0, sizeof reply);
+    r->fn(s->opt.user, s, path, &reply);
+    if (reply.status == 0) {
+        free(reply.body);
+        return respond_error(s, c, 404, NULL, AP_ERROR_CODE_INVALID_ARGUMENT, "no such endpoint: %.200s", path);
+    }
+    rc = respond(c, reply.status, reply.content_type != NULL ? reply.content_type : "application/octet-stream",
+                 reply.body, reply.body != NULL ? reply.len : 0);
+    free(reply.body);
+    return rc;
+}
+
 /* The headers of a request have arrived. 0, or -1 to close. */
 static int request_start(ap_server *s, conn *c, int method, const char *uri)
 {
     char id[MAX_ID], length[32];
     size_t id_len = 0;
+    const ap_server_route *r;
     c->route = parse_path(uri, id, sizeof id, &id_len);
     if (header(c->wsi, WSI_TOKEN_ORIGIN, NULL, c->origin, sizeof c->origin) > 0)
         c->cors = origin_allowed(s, c->origin);
@@ -964,6 +1006,8 @@ static int request_start(ap_server *s, conn *c, int method, const char *uri)
         server_log(s, "OPTIONS %s: preflight %s", uri, c->cors ? "allowed" : "refused (origin not allowed)");
         return lws_http_transaction_completed(c->wsi) ? -1 : 0;
     }
+    if (c->route == R_NONE && (r = find_route(s, uri)) != NULL)
+        return answer_route(s, c, method, uri, r);
     if (!authorized(s, c->wsi))
         return respond_error(s, c, 401, NULL, AP_ERROR_CODE_PERMISSION_DENIED,
                              "an API key is required (x-api-key or Authorization: Bearer)");

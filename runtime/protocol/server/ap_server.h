@@ -29,6 +29,7 @@
  *     POST    /threads/{id}/commands        a Command; the response as JSON
  *     GET     /threads/{id}/state           the latest root `values`, 404 without one
  *     OPTIONS any of them                   CORS preflight
+ *     GET     whatever opt.routes name      the embedder's read-only pages (ap_server_route)
  *
  * The server answers `subscription.subscribe`, `.unsubscribe` and
  * `.reconnect` on a WebSocket itself; every other command goes to
@@ -37,8 +38,8 @@
  * either spelling.
  *
  * Thread-safety: ap_server_publish and ap_server_state may be called from
- * any thread; on_command and log run on the service thread and must not
- * block it. start and stop need exclusive use.
+ * any thread; on_command, the routes and log run on the service thread and
+ * must not block it. start and stop need exclusive use.
  */
 #ifndef AP_SERVER_H
 #define AP_SERVER_H
@@ -85,6 +86,40 @@ typedef aps_status (*ap_server_command_fn)(void *user, ap_server *srv, const ap_
 typedef aps_status (*ap_server_open_log_fn)(void *user, aps_slice thread_id, aps_replay_store **out,
                                             aps_error *err);
 
+/*
+ * The answer to a GET of an extra route (ap_server_route_fn). `status` 0
+ * leaves the route unanswered: 404. `body` is malloc'd and taken by the
+ * server (NULL with `len` 0: an empty body); `content_type` is static.
+ */
+typedef struct ap_server_reply {
+    unsigned status;
+    const char *content_type;
+    char *body;
+    size_t len;
+} ap_server_reply;
+
+/*
+ * Answers a GET of `path` (percent-decoded by libwebsockets, without the
+ * query string) into `reply`. Runs on the service thread: it must not
+ * block.
+ */
+typedef void (*ap_server_route_fn)(void *user, ap_server *srv, const char *path, ap_server_reply *reply);
+
+/*
+ * An extra read-only route of the embedder's (`apstream serve`'s /inspect):
+ * GET only (any other method: 405), no CORS (same-origin pages), answered
+ * with `cache-control: no-store` and `x-content-type-options: nosniff`. A
+ * `path` ending in '/' matches every path under it; otherwise the path
+ * itself. With an API key, a route is answered only to requests that carry
+ * it (401 otherwise) unless it is `open`: for a page that holds no data and
+ * asks for it with the key (a browser's navigation cannot send a header).
+ */
+typedef struct ap_server_route {
+    const char *path;
+    int open;
+    ap_server_route_fn fn;
+} ap_server_route;
+
 /* One log line (no line feed): a connection, a command, a refusal, a disconnect and why. */
 typedef void (*ap_server_log_fn)(void *user, const char *line);
 
@@ -119,7 +154,9 @@ typedef struct ap_server_options {
     aps_replay_options replay;    /* each thread's log in memory (aps/replay.h) */
     ap_server_open_log_fn open_log; /* NULL: each thread's log in memory, sized by `replay` */
     ap_server_command_fn on_command;
-    void *user;                   /* for on_command, open_log and log */
+    const ap_server_route *routes; /* extra GET routes, tried in order before the thread routes */
+    size_t nroutes;
+    void *user;                   /* for on_command, open_log, log and the routes */
     ap_server_log_fn log;         /* NULL: standard error */
     uint64_t drop_after;          /* test knob: an event stream is closed once it has sent this many
                                      events past the furthest any earlier stream of its thread got

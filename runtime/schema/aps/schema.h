@@ -309,10 +309,11 @@ typedef void (*aps_error_fn)(void *user, const aps_error *err);
  * named. An untagged choice reports one error, its closest alternative's.
  * Bad text (syntax, UTF-8, depth, limits) ends the list. The value decoded
  * on the way is scratch in `arena`. Slower than aps_schema_decode: call it
- * on a value that one has rejected. Returns APS_OK when there is no error
- * (then on_error was not called), else the first error's status;
- * APS_E_ARGUMENT (on_error not called) for a NULL type, arena or
- * on_error. Thread-safe as aps_schema_decode.
+ * on a value that one has rejected. These are decoding's errors: a value
+ * that decodes is checked by aps_schema_validate as before. Returns APS_OK
+ * when there is no error (then on_error was not called), else the first
+ * error's status; APS_E_ARGUMENT (on_error not called) for a NULL type,
+ * arena or on_error. Thread-safe as aps_schema_decode.
  */
 APS_NODISCARD aps_status aps_schema_check_all(const aps_type *type, const char *json, size_t len,
                                               aps_arena *arena, const aps_decode_options *options,

@@ -90,10 +90,12 @@ const runs = ws
   : [["agent", ["--resume-after", "5", "--commands"]],
      ["interrupt", ["--resume-after", "5"]],
      ["silent", ["--resume-after", "3"]]];
+// Keys a run may show or not, as a race on the server's side goes: accepted, never required.
+const racy = new Set(ws ? ["resume-stalled reconnect "] : []);
 // The keys this transport shows (the others are the other transport's).
 const shown = new Set(entries.map(keyOf).filter((k) => ws
   ? !/^(resume-replayed last-event-id|resume-refused since-event-id|unknown-command|response-shape command-without-id)/.test(k)
-  : !/^(refused-command subscription\.reconnect|ws-|resume-stalled)/.test(k)));
+  : !/^(refused-command subscription\.reconnect|ws-|resume-stalled)/.test(k)).filter((k) => !racy.has(k)));
 
 const failures = [];
 const fail = (what, r) => failures.push(`${what}: exit ${r.code}\n${r.out}${r.err}`);
@@ -116,7 +118,7 @@ try {
     }
     if (r.code !== 1) fail(`${runs[i][0]} without the baseline: expected exit 1`, r);
   });
-  for (const k of found) if (!shown.has(k)) failures.push(`found, not in the baseline for ${transport}: ${k}`);
+  for (const k of found) if (!shown.has(k) && !racy.has(k)) failures.push(`found, not in the baseline for ${transport}: ${k}`);
   for (const k of shown) if (!found.has(k)) failures.push(`in the baseline for ${transport}, not found: ${k}`);
   console.log(`${failures.length === 0 ? "ok  " : "FAIL"} without the baseline: ${found.size} kinds of finding, ` +
               `the baseline's ${shown.size} for ${transport}`);

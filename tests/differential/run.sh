@@ -20,17 +20,10 @@ ws_version=8.23.0
 sdk=$1 script=$2
 shift 2
 
-unavailable() {
-    if [ "${CDDLGEN_REQUIRE_OPTIONAL:-0}" = 1 ]; then
-        echo "differential: error: $1 (CDDLGEN_REQUIRE_OPTIONAL=1)"
-        exit 1
-    fi
-    echo "differential: skipped: $1"
-    exit 77
-}
+. "$(dirname "$0")/../optional.sh"
 
-command -v node >/dev/null 2>&1 || unavailable "node is not installed"
-command -v npm >/dev/null 2>&1 || unavailable "npm is not installed"
+command -v node >/dev/null 2>&1 || unavailable differential "node is not installed"
+command -v npm >/dev/null 2>&1 || unavailable differential "npm is not installed"
 
 installed=$sdk/node_modules/@langchain/langgraph-sdk/package.json
 installed_core=$sdk/node_modules/@langchain/core/package.json
@@ -44,7 +37,7 @@ if ! grep -q "\"version\": \"$version\"" "$installed" 2>/dev/null ||
         "@langchain/langgraph-sdk@$version" "@langchain/core@$core_version" "ws@$ws_version" \
         >"$sdk/npm-install.log" 2>&1; then
         cat "$sdk/npm-install.log"
-        unavailable "npm could not install @langchain/langgraph-sdk@$version (log above)"
+        unavailable differential "npm could not install @langchain/langgraph-sdk@$version (log above)"
     fi
 fi
 

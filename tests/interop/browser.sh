@@ -11,16 +11,9 @@
 set -u
 chromium=${CHROMIUM:-chromium}
 
-unavailable() {
-    if [ "${CDDLGEN_REQUIRE_OPTIONAL:-0}" = 1 ]; then
-        echo "interop-browser: error: $1 (CDDLGEN_REQUIRE_OPTIONAL=1)"
-        exit 1
-    fi
-    echo "interop-browser: skipped: $1"
-    exit 77
-}
+. "$(dirname "$0")/../optional.sh"
 
-command -v node >/dev/null 2>&1 || unavailable "node is not installed"
-command -v "$chromium" >/dev/null 2>&1 || unavailable "$chromium is not installed (apt-get install -y chromium)"
+command -v node >/dev/null 2>&1 || unavailable interop-browser "node is not installed"
+command -v "$chromium" >/dev/null 2>&1 || unavailable interop-browser "$chromium is not installed (apt-get install -y chromium)"
 
 exec node "$(dirname "$0")/browser.mjs" --chromium "$chromium" "$@"

@@ -8,17 +8,10 @@
 set -u
 chromium=${CHROMIUM:-chromium}
 
-unavailable() {
-    if [ "${CDDLGEN_REQUIRE_OPTIONAL:-0}" = 1 ]; then
-        echo "report-page: error: $1 (CDDLGEN_REQUIRE_OPTIONAL=1)"
-        exit 1
-    fi
-    echo "report-page: skipped: $1"
-    exit 77
-}
+. "$(dirname "$0")/../optional.sh"
 
-command -v node >/dev/null 2>&1 || unavailable "node is not installed"
-command -v "$chromium" >/dev/null 2>&1 || unavailable "$chromium is not installed (apt-get install -y chromium)"
+command -v node >/dev/null 2>&1 || unavailable report-page "node is not installed"
+command -v "$chromium" >/dev/null 2>&1 || unavailable report-page "$chromium is not installed (apt-get install -y chromium)"
 
 # --live: live.mjs (ctest report-inspect) instead of page.mjs
 mjs=page.mjs

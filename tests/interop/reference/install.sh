@@ -18,17 +18,10 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 dir=${1:?usage: install.sh DIR}
 
-unavailable() {
-    if [ "${CDDLGEN_REQUIRE_OPTIONAL:-0}" = 1 ]; then
-        echo "interop-reference: error: $1 (CDDLGEN_REQUIRE_OPTIONAL=1)"
-        exit 1
-    fi
-    echo "interop-reference: skipped: $1"
-    exit 77
-}
+. "$(dirname "$0")/../../optional.sh"
 
-command -v node >/dev/null 2>&1 || unavailable "node is not installed"
-command -v npm >/dev/null 2>&1 || unavailable "npm is not installed"
+command -v node >/dev/null 2>&1 || unavailable interop-reference "node is not installed"
+command -v npm >/dev/null 2>&1 || unavailable interop-reference "npm is not installed"
 
 stamp=$dir/installed-package-lock.json
 if cmp -s "$here/package-lock.json" "$stamp" && [ -d "$dir/node_modules/@langchain/langgraph-api" ]; then
@@ -43,7 +36,7 @@ start=$(date +%s)
 if ! (cd "$dir" && npm ci --omit=peer --omit=optional --ignore-scripts --no-audit --no-fund \
         --loglevel=error) >"$dir/npm-install.log" 2>&1; then
     cat "$dir/npm-install.log"
-    unavailable "npm could not install @langchain/langgraph-api (log above)"
+    unavailable interop-reference "npm could not install @langchain/langgraph-api (log above)"
 fi
 cp "$here/package-lock.json" "$stamp" || exit 1
 echo "interop-reference: installed in $(( $(date +%s) - start )) s, $(du -sh "$dir/node_modules" | cut -f1)"

@@ -20,13 +20,14 @@
 // proxies every path but its own (/, /harness/*) to `apstream serve`, so
 // the page is same-origin with the harness (which reads its DOM) and each
 // of its requests is seen. Everything started here is killed at the end.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 import { freePort, startProcess, withTimeout } from "../interop/process.mjs";
+import { startChromium, stopChromium } from "./chromium.mjs";
 
 const o = {};
 for (let i = 2; i < process.argv.length; i++) {
@@ -180,23 +181,6 @@ function harnessServer(serveUrl, config, log) {
   return new Promise((resolve) => http.listen(0, "127.0.0.1", () => resolve({ http, url: `http://127.0.0.1:${http.address().port}`, result })));
 }
 
-function chromium(cmd, url) {
-  const child = spawn(cmd, ["--headless=new", "--disable-gpu", "--no-sandbox", `--user-data-dir=${join(tmp, "profile")}`,
-    "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-sync",
-    "--disable-background-networking", "--disable-component-update", url], { stdio: ["ignore", "ignore", "pipe"], detached: true });
-  const b = { child, log: "" };
-  child.stderr.on("data", (d) => { b.log += d; });
-  b.exited = new Promise((r) => child.on("exit", r));
-  return b;
-}
-async function stopGroup(b) {
-  const group = (sig) => { try { process.kill(-b.child.pid, sig); } catch { /* gone */ } };
-  group("SIGTERM");
-  const timer = setTimeout(() => group("SIGKILL"), 5000);
-  await b.exited;
-  clearTimeout(timer);
-  group("SIGKILL");
-}
 async function stopServe(s) {
   s.child.kill("SIGTERM");
   await withTimeout(s.exited, 10000, "apstream serve stopping");
@@ -275,7 +259,7 @@ async function main() {
   const origin = await harnessServer(serve.url, { cases }, log);
   let b = null;
   try {
-    b = chromium(o.chromium, `${origin.url}/`);
+    b = startChromium(o.chromium, tmp, [`${origin.url}/`]);
     const got = await withTimeout(Promise.race([origin.result, b.exited.then((c) => { throw new Error(`chromium exited ${c}`); })]),
       90000, "the harness");
     if (got.error) fail(`the harness: ${got.error}`);
@@ -294,7 +278,7 @@ async function main() {
   } catch (e) {
     fail(String(e.message ?? e));
   } finally {
-    if (b !== null) await stopGroup(b);
+    if (b !== null) await stopChromium(b);
     origin.http.closeAllConnections();
     origin.http.close();
     await stopServe(serve);

@@ -20,7 +20,7 @@
 // The pages are served by a node http server on 127.0.0.1 together with a
 // harness page that loads each in a same-origin iframe, reads its DOM and
 // POSTs what it found; everything started here is killed at the end.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
@@ -28,6 +28,7 @@ import { join } from "node:path";
 import { inflateSync } from "node:zlib";
 
 import { withTimeout } from "../interop/process.mjs";
+import { startChromium, stopChromium } from "./chromium.mjs";
 
 function parseArgs(argv) {
   const o = { captures: [] };
@@ -180,23 +181,6 @@ function serve(config, pages) {
   return new Promise((resolve) => http.listen(0, "127.0.0.1", () => resolve({ http, url: `http://127.0.0.1:${http.address().port}`, result })));
 }
 
-function chromium(cmd, args, profile = "profile") {
-  const child = spawn(cmd, ["--headless=new", "--disable-gpu", "--no-sandbox", `--user-data-dir=${join(tmp, profile)}`,
-    "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-sync", "--enable-precise-memory-info",
-    "--disable-background-networking", "--disable-component-update", ...args], { stdio: ["ignore", "ignore", "pipe"], detached: true });
-  const b = { child, log: "" };
-  child.stderr.on("data", (d) => { b.log += d; });
-  b.exited = new Promise((r) => child.on("exit", r));
-  return b;
-}
-async function stop(b) {
-  const group = (sig) => { try { process.kill(-b.child.pid, sig); } catch { /* gone */ } };
-  group("SIGTERM");
-  const timer = setTimeout(() => group("SIGKILL"), 5000);
-  await b.exited;
-  clearTimeout(timer);
-  group("SIGKILL");
-}
 
 // ---- the checks on what the page showed -----------------------------------
 
@@ -260,7 +244,7 @@ function decodePng(buf) {
 
 async function screenshot(o, page, want) {
   const png = join(tmp, "shot.png");
-  const b = chromium(o.chromium, ["--force-device-scale-factor=1", "--window-size=1400,1600", "--hide-scrollbars", `--screenshot=${png}`, `file://${page}`], "profile-shot");
+  const b = startChromium(o.chromium, tmp, ["--force-device-scale-factor=1", "--window-size=1400,1600", "--hide-scrollbars", `--screenshot=${png}`, `file://${page}`], "profile-shot");
   await withTimeout(b.exited, 60000, "chromium --screenshot");
   const img = decodePng(readFileSync(png));
   const RUN = 0x4c8bf5, DONE = 0x2e9d5b, MARK = 0xd93025, BUBBLE = 0xe8f0fe;
@@ -338,7 +322,7 @@ async function main() {
   }, pages);
   let b = null;
   try {
-    b = chromium(o.chromium, [`${origin.url}/`]);
+    b = startChromium(o.chromium, tmp, [`${origin.url}/`]);
     const got = await withTimeout(Promise.race([origin.result, b.exited.then((c) => { throw new Error(`chromium exited ${c}`); })]),
       30000 + (o.bench ? 180000 : 0) + 20000 * cases.length, "the harness");
     if (got.error) fail(`the harness: ${got.error}`);
@@ -354,7 +338,7 @@ async function main() {
   } catch (e) {
     fail(String(e.message ?? e));
   } finally {
-    if (b !== null) await stop(b);
+    if (b !== null) await stopChromium(b);
     origin.http.closeAllConnections();
     origin.http.close();
   }

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "ap.h"
 #include "aps/records.h"
@@ -136,6 +137,21 @@ int apstream_baseline_begin(const apstream_options *o);
 int apstream_baseline_end(const apstream_options *o);
 /* The `method` member of a record's JSON (at most cap - 1 bytes), or "" when it has none. */
 const char *apstream_record_method(const aps_record *rec, char *buf, size_t cap);
+
+/*
+ * The string member `name` of the JSON object `obj` (unescaped into
+ * `arena`), whatever else the object holds. 0, or -1 when it has none that
+ * is a string.
+ */
+static inline int apstream_string_member(aps_json_raw obj, const char *name, aps_arena *arena, aps_slice *out)
+{
+    aps_json_raw v;
+    aps_json_reader r;
+    if (obj.ptr == NULL || aps_json_raw_member(obj, name, strlen(name), arena, &v, NULL) != APS_OK)
+        return -1;
+    aps_json_raw_reader(&r, v, arena);
+    return aps_json_read_string(&r, out, NULL) == APS_OK ? 0 : -1;
+}
 
 /*
  * The assembler over a stream of records (assemble.c): `apstream assemble`

@@ -39,7 +39,9 @@ struct asm_run {
     int finishing;            /* aps_asm_finish is delivering what is still open */
     uint64_t unfinished;      /* messages and tool runs still open at the end */
     uint64_t violations;      /* lifecycle violations reported (not accepted by the baseline) */
-    char method[48];          /* the record being fed: its violations are about its method */
+    const aps_record *rec;    /* the record being fed (apstream_asm_record): its violations are about its method */
+    char method[48];          /* that method, once asm_method has read it */
+    int method_read;
     apstream_assembled_fn sink; /* what is delivered, instead of standard output (serve's /inspect) */
     void *sink_user;
 };
@@ -106,6 +108,18 @@ static void on_tool_done(void *ctx, const aps_asm_tool *t)
         report_unfinished(r, "tool run", aps_asm_tool_call_id(t));
 }
 
+/* The method of the record being fed, read from its JSON only when a finding names it (none at the end). */
+static const char *asm_method(asm_run *r)
+{
+    if (r->finishing || r->rec == NULL)
+        return NULL;
+    if (!r->method_read) {
+        (void)apstream_record_method(r->rec, r->method, sizeof r->method);
+        r->method_read = 1;
+    }
+    return r->method;
+}
+
 /* A lifecycle violation: a warning in the default mode, which assembles on as the reference client does. */
 static void on_violation(void *ctx, uint64_t position, aps_asm_violation code, const char *text)
 {
@@ -114,7 +128,7 @@ static void on_violation(void *ctx, uint64_t position, aps_asm_violation code, c
         return;
     /* the violation's name is its rule id */
     r->violations += (uint64_t)apstream_diag(r->diag, position, r->severity, aps_asm_violation_name(code),
-                                             r->finishing ? NULL : r->method, NULL, "%s", text);
+                                             asm_method(r), NULL, "%s", text);
 }
 
 int apstream_asm_record(asm_run *r, const aps_record *rec)
@@ -124,7 +138,8 @@ int apstream_asm_record(asm_run *r, const aps_record *rec)
     aps_error err = APS_ERROR_INIT;
     aps_asm_event ae;
     r->records++;
-    (void)apstream_record_method(rec, r->method, sizeof r->method);
+    r->rec = rec;
+    r->method_read = 0;
     aps_arena_reset(&r->arena);
     memset(&dopt, 0, sizeof dopt);
     dopt.key_case = r->o->key_case;
@@ -140,11 +155,11 @@ int apstream_asm_record(asm_run *r, const aps_record *rec)
         int usable = aps_asm_event_from_json(&r->lenient, rec->text, rec->len, rec->line, &ae) == 1;
         if (usable && !r->o->strict) {
             if (!r->quiet)
-                (void)apstream_diag(stderr, rec->line, "warning", "schema", r->method,
+                (void)apstream_diag(stderr, rec->line, "warning", "schema", asm_method(r),
                                     err.pointer[0] ? err.pointer : "(root)", "%s", err.message);
             goto feed;
         }
-        if (!r->quiet && apstream_report(stderr, rec->line, "schema", r->method, &err))
+        if (!r->quiet && apstream_report(stderr, rec->line, "schema", asm_method(r), &err))
             r->rejected++;
         else if (r->quiet)
             r->rejected++;

@@ -136,13 +136,9 @@ int apstream_baseline_note(const char *rule, const char *method, const char *poi
 static int member(aps_arena *arena, const char *line, size_t len, const char *name, char *out, size_t cap,
                   char **heap)
 {
-    aps_json_raw obj = { line, len }, v;
-    aps_json_reader r;
+    aps_json_raw obj = { line, len };
     aps_slice s;
-    if (aps_json_raw_member(obj, name, strlen(name), arena, &v, NULL) != APS_OK)
-        return -1;
-    aps_json_reader_init(&r, v.ptr, v.len, arena, NULL);
-    if (aps_json_read_string(&r, &s, NULL) != APS_OK)
+    if (apstream_string_member(obj, name, arena, &s) != 0)
         return -1;
     if (heap != NULL) {
         if ((*heap = malloc(s.len + 1)) == NULL)

@@ -119,28 +119,35 @@ struct apstream_check {
     asm_run *assembler;        /* Message streams: the lifecycle rules, as assemble checks them */
     /* the record being checked, for reporting each of its schema errors */
     const aps_record *rec;
-    const char *method;
+    char method[48];           /* its method, once record_method has read it */
+    int method_read;
     uint64_t counted;          /* its errors the baseline did not accept */
 };
 
 const char *apstream_record_method(const aps_record *rec, char *buf, size_t cap)
 {
-    aps_json_raw obj = { rec->text, rec->len }, v;
-    aps_json_reader r;
+    aps_json_raw obj = { rec->text, rec->len };
     aps_arena arena;
     aps_slice m;
     buf[0] = '\0';
     aps_arena_init(&arena, NULL);
     /* the envelope's own member, whatever the schema says of the rest */
-    if (aps_json_raw_member(obj, "method", 6, &arena, &v, NULL) == APS_OK) {
-        aps_json_reader_init(&r, v.ptr, v.len, &arena, NULL);
-        if (aps_json_read_string(&r, &m, NULL) == APS_OK && m.len < cap && memchr(m.ptr, '\0', m.len) == NULL) {
-            memcpy(buf, m.ptr, m.len);
-            buf[m.len] = '\0';
-        }
+    if (apstream_string_member(obj, "method", &arena, &m) == 0 && m.len < cap && memchr(m.ptr, '\0', m.len) == NULL) {
+        memcpy(buf, m.ptr, m.len);
+        buf[m.len] = '\0';
     }
     aps_arena_deinit(&arena);
     return buf;
+}
+
+/* The method of the record being checked, read from its JSON only when a finding names it. */
+static const char *record_method(apstream_check *s)
+{
+    if (!s->method_read) {
+        (void)apstream_record_method(s->rec, s->method, sizeof s->method);
+        s->method_read = 1;
+    }
+    return s->method;
 }
 
 /* --strict on SSE: the transport fields must agree with the message (see ap_message_check_sse_binding). */
@@ -167,19 +174,19 @@ static int check_stream(apstream_check *s, const aps_record *rec, const ap_messa
     if (ev->has_seq) {
         uint64_t seq = ev->seq;
         if (s->have_seq && seq <= s->last_seq) {
-            found += apstream_diag(s->out, rec->line, sev, "seq-order", s->method, "/seq",
+            found += apstream_diag(s->out, rec->line, sev, "seq-order", record_method(s), "/seq",
                                    "seq %" PRIu64 " is not greater than seq %" PRIu64 " at line %" PRIu64, seq,
                                    s->last_seq, s->last_seq_line);
         } else {
             /* the seqs of records rejected in between may fill a gap: only what they cannot is a loss */
             if (s->have_seq && s->o->unfiltered && seq - s->last_seq > 1 + s->rejected_since) {
                 if (seq - s->last_seq == 2)
-                    found += apstream_diag(s->out, rec->line, sev, "seq-gap", s->method, "/seq",
+                    found += apstream_diag(s->out, rec->line, sev, "seq-gap", record_method(s), "/seq",
                                            "seq %" PRIu64 " is missing: seq %" PRIu64 " follows seq %" PRIu64
                                            " at line %" PRIu64,
                                            s->last_seq + 1, seq, s->last_seq, s->last_seq_line);
                 else
-                    found += apstream_diag(s->out, rec->line, sev, "seq-gap", s->method, "/seq",
+                    found += apstream_diag(s->out, rec->line, sev, "seq-gap", record_method(s), "/seq",
                                            "seqs %" PRIu64 " to %" PRIu64 " are missing: seq %" PRIu64
                                            " follows seq %" PRIu64 " at line %" PRIu64,
                                            s->last_seq + 1, seq - 1, seq, s->last_seq, s->last_seq_line);
@@ -196,7 +203,7 @@ static int check_stream(apstream_check *s, const aps_record *rec, const ap_messa
         if (first < 0)
             return -1;
         if (first > 0)
-            found += apstream_diag(s->out, rec->line, sev, "event-id-repeat", s->method, "/eventId",
+            found += apstream_diag(s->out, rec->line, sev, "event-id-repeat", record_method(s), "/eventId",
                                    "eventId \"%.*s\" repeats the event at line %" PRId64,
                                    (int)(ev->event_id.len > 64 ? 64 : ev->event_id.len), ev->event_id.ptr, first);
     }
@@ -207,7 +214,7 @@ static int check_stream(apstream_check *s, const aps_record *rec, const ap_messa
 static void schema_error(void *user, const aps_error *err)
 {
     apstream_check *s = user;
-    s->counted += (uint64_t)apstream_report(s->out, s->rec->line, "schema", s->method, err);
+    s->counted += (uint64_t)apstream_report(s->out, s->rec->line, "schema", record_method(s), err);
 }
 
 /*
@@ -225,7 +232,7 @@ static uint64_t report_schema_errors(apstream_check *s, const aps_decode_options
     aps_arena_deinit(&scratch);
     /* a rejection the full list cannot reproduce (out of memory there) is still reported */
     if (st == APS_OK || st == APS_E_NOMEM || st == APS_E_ARGUMENT)
-        s->counted = (uint64_t)apstream_report(s->out, s->rec->line, "schema", s->method, first);
+        s->counted = (uint64_t)apstream_report(s->out, s->rec->line, "schema", record_method(s), first);
     return s->counted;
 }
 
@@ -238,9 +245,8 @@ int apstream_check_record(void *user, const aps_record *rec)
     void *value;
     int stream = 0, decoded;
     uint64_t lifecycle = 0, schema = 0;
-    char method[48];
     s->rec = rec;
-    s->method = apstream_record_method(rec, method, sizeof method);
+    s->method_read = 0;
     aps_arena_reset(&s->arena);
     memset(&dopt, 0, sizeof dopt);
     dopt.key_case = s->o->key_case;
@@ -262,7 +268,7 @@ int apstream_check_record(void *user, const aps_record *rec)
         schema = report_schema_errors(s, &dopt, &err);
     } else if (rec->from_sse && s->o->strict && s->type == &ap_message_type &&
                check_sse_binding(rec, value, &err) != APS_OK) {
-        schema = (uint64_t)apstream_report(s->out, rec->line, "sse-binding", s->method, &err);
+        schema = (uint64_t)apstream_report(s->out, rec->line, "sse-binding", record_method(s), &err);
     }
     /* the stream's order is checked and recorded whatever else is wrong with the event */
     if (decoded && s->type == &ap_message_type && !s->roundtrip && (stream = check_stream(s, rec, value)) < 0)

@@ -306,14 +306,9 @@ static void row_number(apstream_page *p, aps_json_raw obj, const char *name)
 /* The number of the record's method in the table (whatever its length), -1 when it has none, -2: out of memory. */
 static int64_t row_method(apstream_page *p, aps_json_raw obj)
 {
-    aps_json_raw v;
-    aps_json_reader r;
     aps_slice s;
     int64_t m;
-    if (obj.ptr == NULL || aps_json_raw_member(obj, "method", 6, &p->arena, &v, NULL) != APS_OK)
-        return -1;
-    aps_json_raw_reader(&r, v, &p->arena);
-    if (aps_json_read_string(&r, &s, NULL) != APS_OK)
+    if (apstream_string_member(obj, "method", &p->arena, &s) != 0)
         return -1;
     m = intern_get(&p->methods, s.ptr, s.len);
     return m < 0 ? -2 : m;

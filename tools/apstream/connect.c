@@ -596,6 +596,7 @@ int apstream_connect(int argc, char **argv)
     size_t filter_len;
     uint64_t valid = 0, invalid = 0, found;
     char page_name[512];
+    apstream_page *page = NULL; /* --report */
     int rc;
     if ((rc = parse_args(argc, argv, &a)) != 0)
         return rc == 1 ? 0 : rc;
@@ -627,16 +628,16 @@ int apstream_connect(int argc, char **argv)
     if (a.report != NULL) {
         /* the page sees each event of the main subscription before the checker, and every finding */
         snprintf(page_name, sizeof page_name, "%.400s thread %.80s", a.url, a.thread);
-        if ((s.page = apstream_page_open(a.report, page_name)) == NULL) {
+        if ((page = apstream_page_open(a.report, page_name)) == NULL) {
             cx_session_deinit(&s);
             free(request);
             free(filter_text);
             free(a.start_text);
             return 2;
         }
-        apstream_page_listen(s.page);
+        apstream_page_listen(page);
         s.on_event = page_event;
-        s.on_event_user = s.page;
+        s.on_event_user = page;
     }
     if ((!a.no_filter && cx_session_set_filter(&s, a.filter_json, filter_len, 0) != 0) ||
         (a.channels != NULL && cx_session_set_filter(&s, request, strlen(request), 1) != 0)) {
@@ -690,7 +691,7 @@ int apstream_connect(int argc, char **argv)
         rc = 2;
     if (rc == 0 && (s.errors > 0 || invalid > 0 || found > 0))
         rc = 1;
-    if (s.page != NULL) {
+    if (page != NULL) {
         apstream_page_verdict v;
         memset(&v, 0, sizeof v);
         v.command = "connect";
@@ -698,9 +699,8 @@ int apstream_connect(int argc, char **argv)
         v.strict = 1;
         v.valid = valid;
         v.invalid = invalid;
-        if (apstream_page_close(s.page, &v) != 0 && rc == 0)
+        if (apstream_page_close(page, &v) != 0 && rc == 0)
             rc = 2;
-        s.page = NULL;
     }
     cx_session_deinit(&s);
     free(request);

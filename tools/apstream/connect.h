@@ -106,7 +106,6 @@ struct cx_session {
     const apstream_options *o;
     FILE *out;
     apstream_check *check;      /* the main subscription's events, numbered 1, 2, ... across resumes */
-    apstream_page *page;        /* --report: the page (NULL: none); connect.c owns it */
     /* each event of the main subscription, numbered, before it is checked (NULL: none): --report's
        page, so that the reading path itself needs no page */
     void (*on_event)(void *user, const aps_record *rec);

@@ -28,8 +28,8 @@ export const CASES = {
   silent: { graph: "silent", text: "Take your time." },
 };
 
-// Starts server.mjs on MODULES (install.sh's folder): { url, child, log,
-// exited, stop }; stop() sends SIGTERM and resolves to the exit status. Its
+// Starts server.mjs on MODULES (install.sh's folder): { url, state, child,
+// log, exited, stop } (state: the folder server.mjs removes at exit); stop() sends SIGTERM and resolves to the exit status. Its
 // standard input is a pipe from this process, so that it exits with this
 // process however this one ends (a ctest timeout included).
 export async function startReference(modules, ms = 60000) {
@@ -37,12 +37,12 @@ export async function startReference(modules, ms = 60000) {
   let log = "";
   child.stderr.on("data", (d) => { log += d; });
   const exited = new Promise((r) => child.on("exit", (code, signal) => r(signal ?? code)));
-  const url = await withTimeout(new Promise((resolve, reject) => {
+  const { url, state } = await withTimeout(new Promise((resolve, reject) => {
     let out = "";
     child.stdout.on("data", (d) => {
       out += d;
-      const m = out.match(/listening on (http:\/\/\S+)/);
-      if (m) resolve(m[1]);
+      const m = out.match(/listening on (http:\/\/\S+) \(state in (.+)\)\n/);
+      if (m) resolve({ url: m[1], state: m[2] });
     });
     child.on("exit", (code) => reject(new Error(`server.mjs exited ${code}:\n${out}${log}`)));
   }), ms, "server.mjs's ready line").catch((e) => { child.kill("SIGKILL"); throw e; });
@@ -50,7 +50,7 @@ export async function startReference(modules, ms = 60000) {
     child.kill("SIGTERM");
     return withTimeout(exited, 10000, "server.mjs after SIGTERM");
   };
-  return { child, url, log: () => log, exited, stop };
+  return { child, url, state, log: () => log, exited, stop };
 }
 
 // Is `event` the end of the root run: its lifecycle completed, failed or interrupted?

@@ -12,8 +12,9 @@
 // (.langgraph_api/). Port 0 (the default) takes a free port.
 //
 // When ready it prints exactly one line on standard output,
-// `listening on http://127.0.0.1:PORT` (what process.mjs's startProcess
-// waits for); the server's own log goes to standard error (LOG_LEVEL, info
+// `listening on http://127.0.0.1:PORT (state in DIR)` (what process.mjs's
+// startProcess waits for; DIR is the folder removed at exit, so that a test
+// can check that its own server's folder is gone while others run); the server's own log goes to standard error (LOG_LEVEL, info
 // by default). It exits 0 on SIGTERM or SIGINT, and when its standard input
 // is a pipe or socket that closes (so a harness that dies takes it along;
 // /dev/null, as startProcess gives, is not watched).
@@ -114,7 +115,7 @@ try {
   cleanup = server.cleanup;
   const port = server.host.split(":").pop();
   console.error(`server.mjs: started in ${Date.now() - started} ms (${Math.round(process.uptime() * 1000)} ms since node started)`);
-  writeSync(1, `listening on http://127.0.0.1:${port}\n`);
+  writeSync(1, `listening on http://127.0.0.1:${port} (state in ${cwd})\n`);
 } catch (e) {
   console.error(`server.mjs: the server did not start: ${e.stack ?? e}`);
   finish(1);

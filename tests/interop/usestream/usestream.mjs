@@ -21,7 +21,7 @@
 //   node usestream.mjs --modules DIR --chromium CMD --apstream BIN
 //        --server reference --reference DIR [--record FILE]
 //   node usestream.mjs --modules DIR --chromium CMD --apstream BIN
-//        --server serve [--assistant ID]
+//        --server serve [--assistant ID] [--script FILE]...
 //
 // DIR (--modules): install.sh's folder of this page's packages; --reference:
 // the reference server's (tests/interop/reference/install.sh). --server
@@ -30,6 +30,9 @@
 // CAPTURE` for each case, playing the capture of the same run, with the
 // assistant ID (by default the first of its POST /assistants/search), and is
 // skipped (77) when serve answers POST /threads with 404 (no REST routes).
+// Each --script FILE adds a case on serve: the page must show `apstream
+// assemble` of FILE (the user's text is FILE's first human message; an
+// interrupt is answered "yes").
 // --record FILE writes the exchange (every request and answer, SSE bodies as
 // events) as JSON Lines: how exchange.jsonl was made.
 //
@@ -51,17 +54,18 @@ import { startChromium, stopChromium } from "../../report/chromium.mjs";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 const usage = "usage: node usestream.mjs --modules DIR --chromium CMD --apstream BIN " +
-  "(--server reference --reference DIR [--record FILE] | --server serve [--assistant ID])";
+  "(--server reference --reference DIR [--record FILE] | --server serve [--assistant ID] [--script FILE]...)";
 const o = {};
 for (let i = 2; i < process.argv.length; i++) {
   const name = process.argv[i].replace(/^--/, "");
-  if (!["modules", "chromium", "apstream", "server", "reference", "record", "assistant"].includes(name) || i + 1 >= process.argv.length) {
+  if (!["modules", "chromium", "apstream", "server", "reference", "record", "assistant", "script"].includes(name) || i + 1 >= process.argv.length) {
     console.error(usage);
     process.exit(2);
   }
-  o[name] = process.argv[++i];
+  if (name === "script") (o.scripts ??= []).push(process.argv[++i]);
+  else o[name] = process.argv[++i];
 }
-if (!o.modules || !o.chromium || !o.apstream || !["reference", "serve"].includes(o.server) || (o.server === "reference" && !o.reference)) {
+if (!o.modules || !o.chromium || !o.apstream || !["reference", "serve"].includes(o.server) || (o.server === "reference" && (!o.reference || o.scripts))) {
   console.error(usage);
   process.exit(2);
 }
@@ -87,6 +91,16 @@ const CASES = [
   { name: "rejoin", graph: "agent", capture: join(captures, "agent.sse"), text: "What is the weather in Paris?",
     resumable: true, reload: true },
 ];
+// serve --script FILE: a case more each, the user's text the script's own
+// (its first human message), an interrupt answered "yes".
+for (const [i, script] of (o.scripts ?? []).entries()) {
+  const all = events(script);
+  const human = all.filter((e) => e.method === "values" && e.params?.namespace?.length === 0)
+    .flatMap((e) => e.params.data?.messages ?? []).find((m) => m.type === "human" || m.role === "user");
+  const graph = all.find((e) => e.method === "lifecycle" && e.params?.namespace?.length === 0 && e.params.data?.graph_name)?.params.data.graph_name;
+  CASES.push({ name: `script${i + 1}`, graph, like: all.some((e) => e.method === "input.requested") ? "interrupt" : "agent", capture: resolve(script), respond: all.some((e) => e.method === "input.requested") ? "yes" : undefined,
+    text: typeof human?.content === "string" ? human.content : "Hello." });
+}
 const CASE_MS = 30000;
 
 const failures = [];
@@ -111,20 +125,34 @@ function events(capture) {
 function expected(kase) {
   const a = spawnSync(o.apstream, ["assemble", kase.capture], { maxBuffer: 1 << 28 });
   if (a.status === 2 || a.error) throw new Error(`apstream assemble ${kase.capture} exited ${a.status}: ${a.stderr}`);
+  const assembled = a.stdout.toString().split("\n").filter((l) => l !== "").map((l) => JSON.parse(l));
+  // A tool's result follows its call, as the page shows it (assemble lists
+  // the tools after the message that called them, in the order they ended).
+  const results = new Map();
+  for (const v of assembled) if (v.kind === "tool") results.set(v.toolCallId, v);
+  const result = (v) => {
+    const out = v.output;
+    return `tool-result: ${typeof out === "string" ? out : typeof out?.content === "string" ? out.content : JSON.stringify(out)}`;
+  };
   const lines = [];
-  for (const v of a.stdout.toString().split("\n").filter((l) => l !== "").map((l) => JSON.parse(l))) {
+  const placed = new Set();
+  for (const v of assembled) {
     if (v.kind === "message") {
       const text = v.content.filter((b) => b.type === "text").map((b) => b.text).join("");
       if (text !== "") lines.push(`ai: ${text}`);
-      for (const b of v.content.filter((c) => c.type === "tool_call")) lines.push(`tool-call: ${b.name} ${canonical(b.args)}`);
-    } else if (v.kind === "tool") {
-      const out = v.output;
-      lines.push(`tool-result: ${typeof out === "string" ? out : typeof out?.content === "string" ? out.content : JSON.stringify(out)}`);
-    }
+      for (const b of v.content.filter((c) => c.type === "tool_call")) {
+        lines.push(`tool-call: ${b.name} ${canonical(b.args)}`);
+        if (results.has(b.id)) { lines.push(result(results.get(b.id))); placed.add(b.id); }
+      }
+    } else if (v.kind === "tool" && !placed.has(v.toolCallId)) lines.push(result(v));
   }
   const asked = events(kase.capture).filter((e) => e.method === "input.requested").map((e) => e.params.data.payload);
   const question = asked.length ? (typeof asked[0]?.question === "string" ? asked[0].question : JSON.stringify(asked[0])) : null;
-  return { lines, question };
+  // The human messages of the run's last root values: those the page shows.
+  const values = events(kase.capture).filter((e) => e.method === "values" && e.params?.namespace?.length === 0).at(-1);
+  const humans = (values?.params.data.messages ?? []).filter((m) => m.type === "human" || m.role === "user" || m.role === "human")
+    .map((m) => (typeof m.content === "string" ? m.content : m.content.filter((b) => b.type === "text").map((b) => b.text).join("")));
+  return { lines, question, humans };
 }
 
 // JSON with object keys sorted: the arguments of a tool call, compared.
@@ -281,7 +309,7 @@ function serve(config, js, upstreams, exchanges) {
   let gotResult;
   const result = new Promise((r) => { gotResult = r; });
   const http = createServer((req, res) => {
-    const api = /^\/api\/([a-z]+)(\/.*)$/.exec(req.url);
+    const api = /^\/api\/([a-z0-9]+)(\/.*)$/.exec(req.url);
     if (req.method === "GET" && req.url === "/") res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(HARNESS);
     else if (req.method === "GET" && req.url.startsWith("/app.html?")) res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(APP_HTML);
     else if (req.method === "GET" && req.url === "/app.js") res.writeHead(200, { "content-type": "text/javascript" }).end(js);
@@ -377,9 +405,11 @@ async function startServe(kase) {
   return { url, log: () => log, stop: async () => { child.kill("SIGTERM"); await withTimeout(exited, 10000, "apstream serve after SIGTERM"); } };
 }
 
-// serve's assistant for a case: --assistant, or the first POST
-// /assistants/search names. Skips the test when serve has no REST routes.
-async function serveAssistant(server) {
+// serve's assistant for a case: --assistant, or of those POST
+// /assistants/search names, the one whose graph_id is the case's graph (the
+// capture's root graph_name), else the first. Skips the test when serve has
+// no REST routes.
+async function serveAssistant(server, kase) {
   const t = await fetch(`${server.url}/threads`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
   if (t.status === 404) {
     await server.stop();
@@ -389,7 +419,7 @@ async function serveAssistant(server) {
   const r = await fetch(`${server.url}/assistants/search`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
   const list = r.status === 200 ? await r.json() : null;
   if (!Array.isArray(list) || typeof list[0]?.assistant_id !== "string") throw new Error(`POST /assistants/search on serve: HTTP ${r.status}, no assistant`);
-  return list[0].assistant_id;
+  return (list.find((a) => a.graph_id === kase.graph) ?? list[0]).assistant_id;
 }
 
 // ---- main ----------------------------------------------------------------------
@@ -415,7 +445,7 @@ async function main() {
         const s = await startServe(c);
         stops.push(s.stop);
         upstreams[c.name] = s.url;
-        assistants[c.name] = await serveAssistant(s);
+        assistants[c.name] = await serveAssistant(s, c);
       }
     }
     const config = {
@@ -462,7 +492,7 @@ function check(c, want, g) {
     fail(`${c.name}: the page's transcript is not apstream assemble's of ${c.capture}:\n  page:\n    ${lines.join("\n    ")}\n  assemble:\n    ${want.lines.join("\n    ")}`);
   }
   const humans = (g.items ?? []).filter((i) => i.kind === "human").map((i) => i.text);
-  if (JSON.stringify(humans) !== JSON.stringify([c.text])) fail(`${c.name}: the human messages shown are ${JSON.stringify(humans)}, not the one sent`);
+  if (JSON.stringify(humans) !== JSON.stringify(want.humans)) fail(`${c.name}: the human messages shown are ${JSON.stringify(humans)}, the capture's ${JSON.stringify(want.humans)}`);
   if (want.question !== null && g.question !== want.question) fail(`${c.name}: the interrupt's question shown is ${JSON.stringify(g.question)}, the capture's ${JSON.stringify(want.question)}`);
   if (want.question === null && g.statuses?.includes("interrupted")) fail(`${c.name}: the page showed an interrupt the capture has not`);
   const extra = (g.tags ?? []).filter((t) => !PAGE_TAGS.includes(t));
@@ -487,7 +517,8 @@ function checkExchange(exchanges) {
   if (o.record || !existsSync(fixture)) return;
   const committed = readFileSync(fixture, "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l));
   for (const c of CASES) {
-    const want = committed.filter((e) => e.case === c.name).map(shape);
+    // A script's case makes the requests of the reference case like it.
+    const want = committed.filter((e) => e.case === (c.like ?? c.name)).map(shape);
     const got = exchanges.filter((e) => e.case === c.name).map(shape);
     if (JSON.stringify(want) !== JSON.stringify(got)) {
       fail(`${c.name}: useStream's requests differ from exchange.jsonl's:\n  now:\n    ${got.join("\n    ")}\n  exchange.jsonl:\n    ${want.join("\n    ")}`);

@@ -9,11 +9,11 @@
 //   - the DOM's transcript (its AI texts, tool calls and tool results, in
 //     order) equals `apstream assemble` of the case's capture (the reference
 //     server's recorded run of the same graph: captures/ of
-//     tests/interop/reference); the human text is the one sent;
+//     tests/interop/reference); its human messages are the capture's;
 //   - the interrupt's question is the capture's input.requested payload;
 //   - every answer the page got was 2xx, and the requests useStream made
-//     (method, path with ids as {thread_id} and {run_id}, body members,
-//     stream_mode, Last-Event-ID) are exchange.jsonl's: the SDK's traffic
+//     (method, path with ids as {thread_id} and {run_id}, query, body
+//     members, stream_mode, Last-Event-ID) are exchange.jsonl's: the SDK's traffic
 //     did not drift from what docs/testing.md documents;
 //   - no script or element came from the server's strings (a canary; the
 //     page's own tags only).
@@ -28,7 +28,8 @@
 // reference starts the reference server (server.mjs) with the graphs agent
 // and subgraph_interrupt; --server serve starts one `apstream serve --script
 // CAPTURE` for each case, playing the capture of the same run, with the
-// assistant ID (by default the first of its POST /assistants/search), and is
+// assistant ID (by default the one of its POST /assistants/search whose
+// graph_id is the capture's graph, else the first), and is
 // skipped (77) when serve answers POST /threads with 404 (no REST routes).
 // Each --script FILE adds a case on serve: the page must show `apstream
 // assemble` of FILE (the user's text is FILE's first human message; an
@@ -82,6 +83,8 @@ setTimeout(() => { console.log(`${who}: FAIL not done after 120 s`); process.exi
 // (recorded from that server: tests/interop/reference/captures), what the
 // person types, and the answer to the interrupt when there is one.
 const captures = join(here, "../reference/captures");
+const EVIL = "<img src=x onerror=\"window.__pwned='img'\"><script>window.__pwned='script'</script></p><b>bold</b> " +
+  "<svg onload=\"window.__pwned='svg'\"> javascript:window.__pwned='url' \u2028 ]]> <!--";
 const CASES = [
   { name: "agent", graph: "agent", capture: join(captures, "agent.sse"), text: "What is the weather in Paris?" },
   { name: "interrupt", graph: "subgraph_interrupt", capture: join(captures, "interrupt.sse"),
@@ -90,7 +93,11 @@ const CASES = [
   // on: it reads the thread's history and joins the run (Last-Event-ID).
   { name: "rejoin", graph: "agent", capture: join(captures, "agent.sse"), text: "What is the weather in Paris?",
     resumable: true, reload: true },
-];
+  // Markup typed by the person comes back from the server in the thread's
+  // values: the page must show it as text (reference only: serve's values
+  // are its script's).
+  { name: "hostile", graph: "agent", capture: join(captures, "agent.sse"), text: EVIL, humans: [EVIL], like: "agent", only: "reference" },
+].filter((c) => c.only === undefined || c.only === o.server);
 // serve --script FILE: a case more each, the user's text the script's own
 // (its first human message), an interrupt answered "yes".
 for (const [i, script] of (o.scripts ?? []).entries()) {
@@ -98,8 +105,9 @@ for (const [i, script] of (o.scripts ?? []).entries()) {
   const human = all.filter((e) => e.method === "values" && e.params?.namespace?.length === 0)
     .flatMap((e) => e.params.data?.messages ?? []).find((m) => m.type === "human" || m.role === "user");
   const graph = all.find((e) => e.method === "lifecycle" && e.params?.namespace?.length === 0 && e.params.data?.graph_name)?.params.data.graph_name;
-  CASES.push({ name: `script${i + 1}`, graph, like: all.some((e) => e.method === "input.requested") ? "interrupt" : "agent", capture: resolve(script), respond: all.some((e) => e.method === "input.requested") ? "yes" : undefined,
-    text: typeof human?.content === "string" ? human.content : "Hello." });
+  const asks = all.some((e) => e.method === "input.requested");
+  CASES.push({ name: `script${i + 1}`, graph, capture: resolve(script), text: typeof human?.content === "string" ? human.content : "Hello.",
+    respond: asks ? "yes" : undefined, like: asks ? "interrupt" : "agent" });
 }
 const CASE_MS = 30000;
 
@@ -152,7 +160,7 @@ function expected(kase) {
   const values = events(kase.capture).filter((e) => e.method === "values" && e.params?.namespace?.length === 0).at(-1);
   const humans = (values?.params.data.messages ?? []).filter((m) => m.type === "human" || m.role === "user" || m.role === "human")
     .map((m) => (typeof m.content === "string" ? m.content : m.content.filter((b) => b.type === "text").map((b) => b.text).join("")));
-  return { lines, question, humans };
+  return { lines, question, humans: kase.humans ?? humans };
 }
 
 // JSON with object keys sorted: the arguments of a tool call, compared.

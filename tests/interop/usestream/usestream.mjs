@@ -113,7 +113,9 @@ const CASE_MS = 30000;
 
 const failures = [];
 const fail = (what) => failures.push(what);
+// Chromium's profile: removed however this process ends (a skip included).
 const tmp = mkdtempSync(join(tmpdir(), "usestream-"));
+process.on("exit", () => rmSync(tmp, { recursive: true, force: true }));
 
 // ---- what each case must show ----------------------------------------------
 
@@ -480,7 +482,6 @@ async function main() {
     console.log(`${who}: ${exchanges.length} exchanges recorded in ${o.record}`);
   }
   if (failures.length === 0) {
-    rmSync(tmp, { recursive: true, force: true });
     console.log(`${who}: pass`);
     process.exit(0);
   }

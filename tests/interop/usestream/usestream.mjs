@@ -504,6 +504,9 @@ function check(c, want, g) {
   if (JSON.stringify(humans) !== JSON.stringify(want.humans)) fail(`${c.name}: the human messages shown are ${JSON.stringify(humans)}, the capture's ${JSON.stringify(want.humans)}`);
   if (want.question !== null && g.question !== want.question) fail(`${c.name}: the interrupt's question shown is ${JSON.stringify(g.question)}, the capture's ${JSON.stringify(want.question)}`);
   if (want.question === null && g.statuses?.includes("interrupted")) fail(`${c.name}: the page showed an interrupt the capture has not`);
+  // Paced, serve's runs must render while they stream (a text seen partial);
+  // the reference streams its tokens too fast to require it.
+  if (o.server === "serve" && g.partial === 0) fail(`${c.name}: no AI text was ever shown partial: the page did not render the run as it streamed`);
   const extra = (g.tags ?? []).filter((t) => !PAGE_TAGS.includes(t));
   if (extra.length) fail(`${c.name}: elements the page does not make: ${extra}`);
   if (g.handlers) fail(`${c.name}: ${g.handlers} elements with an event handler attribute`);
@@ -521,6 +524,16 @@ function checkExchange(exchanges) {
     else if (e.response.status < 200 || e.response.status > 299) {
       fail(`${e.case} #${e.n} ${e.request.method} ${e.request.path}: HTTP ${e.response.status} ${JSON.stringify(e.response.body ?? e.response.error ?? "").slice(0, 300)}`);
     }
+  }
+  // A stream starts with `metadata` naming its run: the run the answer's
+  // Content-Location names (runs/stream), or the path's (a join).
+  for (const e of exchanges.filter((x) => x.response?.events)) {
+    const what = `${e.case} #${e.n} ${e.request.method} ${e.request.path}`;
+    const first = e.response.events[0];
+    const run = e.response.headers["content-location"]?.match(/^\/threads\/[^/]+\/runs\/([^/?]+)$/)?.[1] ??
+      e.request.path.match(/\/runs\/([^/?]+)\/stream/)?.[1];
+    if (first?.event !== "metadata" || typeof first.data?.run_id !== "string") fail(`${what}: the first event is not metadata with a run_id: ${JSON.stringify(first).slice(0, 200)}`);
+    else if (first.data.run_id !== run) fail(`${what}: metadata names run ${first.data.run_id}, the answer ${run}`);
   }
   const fixture = join(here, "exchange.jsonl");
   if (o.record || !existsSync(fixture)) return;

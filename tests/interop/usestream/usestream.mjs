@@ -14,7 +14,10 @@
 //   - every answer the page got was 2xx, and the requests useStream made
 //     (method, path with ids as {thread_id} and {run_id}, query, body
 //     members, stream_mode, Last-Event-ID) are exchange.jsonl's: the SDK's traffic
-//     did not drift from what docs/testing.md documents;
+//     did not drift from what docs/testing.md documents; every stream
+//     starts with `metadata` naming its run;
+//   - on serve (paced), an AI text was seen partial: the page rendered the
+//     run as it streamed;
 //   - no script or element came from the server's strings (a canary; the
 //     page's own tags only).
 //

@@ -60,6 +60,22 @@ APS_INTERNAL aps_cbor_type aps_cbor_impl_type(const uint8_t *p, const uint8_t *e
 APS_INTERNAL size_t aps_cbor_impl_diag_short(aps_cbor_raw item, char *out, size_t cap);
 
 /*
+ * Prints the well-formed items from p to end (one, or a sequence separated
+ * by ", ") as diagnostic notation into *out, NUL-terminated, in `arena`.
+ */
+APS_INTERNAL aps_status aps_cbor_impl_diag_items(const uint8_t *p, const uint8_t *end,
+                                                 aps_arena *arena, aps_slice *out, aps_error *err);
+
+/* Writes the major-7 head of a float's `n` bytes of bits (a half, single or double) into out. */
+APS_INTERNAL size_t aps_cbor_impl_put_bits(uint8_t *out, unsigned ai, uint64_t bits, size_t n);
+
+/* Writes v as a single-precision float (its value must fit; NaN as 0x7fc00000). */
+APS_INTERNAL size_t aps_cbor_impl_put_single(uint8_t *out, double v);
+
+/* Writes v as a double-precision float (NaN as 0x7ff8000000000000). */
+APS_INTERNAL size_t aps_cbor_impl_put_double(uint8_t *out, double v);
+
+/*
  * Formats a double as diagnostic notation does: the shortest decimal that
  * reads back as v, always with a '.' or an exponent ("1.0", "1.0e+300",
  * "5.960464477539063e-8"), "Infinity", "-Infinity", "NaN". Returns the

@@ -128,41 +128,6 @@ aps_status aps_cbor_reader_fail_member(const aps_cbor_reader *r, aps_error *err,
 
 /* ---- heads ----------------------------------------------------------------------- */
 
-int aps_cbor_impl_head(const uint8_t *p, const uint8_t *end, aps_cbor_head *h)
-{
-    unsigned ib, n, i;
-    if (p >= end)
-        return APS_CBOR_HEAD_TRUNCATED;
-    ib = *p;
-    h->major = ib >> 5;
-    h->ai = ib & 31;
-    h->indefinite = 0;
-    h->arg = 0;
-    if (h->ai < 24) {
-        h->arg = h->ai;
-        h->next = p + 1;
-        return 0;
-    }
-    if (h->ai == 31) {
-        if (h->major == 0 || h->major == 1 || h->major == 6)
-            return APS_CBOR_HEAD_RESERVED;
-        h->indefinite = 1;
-        h->next = p + 1;
-        return 0;
-    }
-    if (h->ai > 27)
-        return APS_CBOR_HEAD_RESERVED;
-    n = 1u << (h->ai - 24);
-    if ((size_t)(end - p - 1) < n)
-        return APS_CBOR_HEAD_TRUNCATED;
-    for (i = 1; i <= n; i++)
-        h->arg = (h->arg << 8) | p[i];
-    h->next = p + 1 + n;
-    if (h->major == 7 && h->ai == 24 && h->arg < 32)
-        return APS_CBOR_HEAD_BAD_SIMPLE;
-    return 0;
-}
-
 /* True when the head's argument could have been written shorter (RFC 8949 §4.2.1). */
 static int head_is_long(const aps_cbor_head *h)
 {
@@ -222,85 +187,6 @@ static aps_status read_head(aps_cbor_reader *r, aps_cbor_head *h, aps_error *err
 
 /* ---- floats ---------------------------------------------------------------------- */
 
-/* The floats are converted bit by bit: the runtime links no libm. */
-double aps_cbor_impl_half(uint16_t h)
-{
-    uint64_t sign = (uint64_t)(h & 0x8000) << 48, bits;
-    unsigned e = (h >> 10) & 31, m = h & 1023;
-    double v;
-    if (e == 0) {
-        v = (double)m / 16777216.0; /* m * 2^-24, exact */
-        return (h & 0x8000) ? -v : v;
-    }
-    if (e == 31)
-        bits = sign | 0x7ff0000000000000ull | (uint64_t)m << 42;
-    else
-        bits = sign | (uint64_t)(e - 15 + 1023) << 52 | (uint64_t)m << 42;
-    memcpy(&v, &bits, sizeof v);
-    return v;
-}
-
-int aps_cbor_impl_to_half(double v, uint16_t *out)
-{
-    uint64_t bits, mant, full;
-    uint16_t sign;
-    int e;
-    unsigned shift;
-    memcpy(&bits, &v, sizeof bits);
-    sign = (uint16_t)((bits >> 48) & 0x8000);
-    e = (int)((bits >> 52) & 0x7ff);
-    mant = bits & 0xfffffffffffffull;
-    if (e == 0x7ff) {
-        *out = mant != 0 ? 0x7e00 : (uint16_t)(sign | 0x7c00);
-        return 1;
-    }
-    if (e == 0 && mant == 0) {
-        *out = sign;
-        return 1;
-    }
-    e -= 1023; /* double subnormals land far below half's range */
-    if (e > 15 || e < -24)
-        return 0;
-    if (e >= -14) {
-        if (mant & ((1ull << 42) - 1))
-            return 0;
-        *out = (uint16_t)(sign | (unsigned)(e + 15) << 10 | (unsigned)(mant >> 42));
-        return 1;
-    }
-    full = mant | 1ull << 52; /* half subnormal: a multiple of 2^-24 */
-    shift = (unsigned)(28 - e);
-    if (full & ((1ull << shift) - 1))
-        return 0;
-    *out = (uint16_t)(sign | (unsigned)(full >> shift));
-    return 1;
-}
-
-int aps_cbor_impl_fits_single(double v)
-{
-    if (isnan(v) || isinf(v))
-        return 1;
-    if (v > 3.4028234663852886e+38 || v < -3.4028234663852886e+38)
-        return 0;
-    return (double)(float)v == v;
-}
-
-double aps_cbor_impl_float(const aps_cbor_head *h)
-{
-    if (h->ai == 25)
-        return aps_cbor_impl_half((uint16_t)h->arg);
-    if (h->ai == 26) {
-        uint32_t bits = (uint32_t)h->arg;
-        float f;
-        memcpy(&f, &bits, sizeof f);
-        return (double)f;
-    } else {
-        uint64_t bits = h->arg;
-        double d;
-        memcpy(&d, &bits, sizeof d);
-        return d;
-    }
-}
-
 /* Deterministic mode: is the float of h in its shortest exact width (NaN only as f97e00)? */
 static int float_is_preferred(const aps_cbor_head *h)
 {
@@ -353,31 +239,6 @@ size_t aps_cbor_reader_offset(const aps_cbor_reader *r)
 bool aps_cbor_reader_at_end(const aps_cbor_reader *r)
 {
     return r->depth == 0 && r->cur >= r->end;
-}
-
-aps_cbor_type aps_cbor_impl_type(const uint8_t *p, const uint8_t *end)
-{
-    aps_cbor_head h;
-    if (aps_cbor_impl_head(p, end, &h) != 0)
-        return APS_CBOR_INVALID;
-    switch (h.major) {
-    case 0: return APS_CBOR_UINT;
-    case 1: return APS_CBOR_NEGINT;
-    case 2: return APS_CBOR_BYTES;
-    case 3: return APS_CBOR_TEXT;
-    case 4: return APS_CBOR_ARRAY;
-    case 5: return APS_CBOR_MAP;
-    case 6: return APS_CBOR_TAG;
-    default: break;
-    }
-    switch (h.ai) {
-    case 20: case 21: return APS_CBOR_BOOL;
-    case 22: return APS_CBOR_NULL;
-    case 23: return APS_CBOR_UNDEFINED;
-    case 25: case 26: case 27: return APS_CBOR_FLOAT;
-    case 31: return APS_CBOR_INVALID;
-    default: return APS_CBOR_SIMPLE;
-    }
 }
 
 aps_cbor_type aps_cbor_peek(const aps_cbor_reader *r)

@@ -15,72 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-size_t aps_cbor_impl_put_head(uint8_t *out, unsigned major, uint64_t arg)
-{
-    uint8_t mt = (uint8_t)(major << 5);
-    size_t n, i;
-    if (arg < 24) {
-        out[0] = (uint8_t)(mt | arg);
-        return 1;
-    }
-    if (arg <= 0xff) {
-        out[0] = mt | 24;
-        n = 1;
-    } else if (arg <= 0xffff) {
-        out[0] = mt | 25;
-        n = 2;
-    } else if (arg <= 0xffffffffull) {
-        out[0] = mt | 26;
-        n = 4;
-    } else {
-        out[0] = mt | 27;
-        n = 8;
-    }
-    for (i = 0; i < n; i++)
-        out[1 + i] = (uint8_t)(arg >> (8 * (n - 1 - i)));
-    return 1 + n;
-}
-
-/* A major-7 head with an argument of exactly `n` bytes (a float's bits). */
-static size_t put_bits(uint8_t *out, unsigned ai, uint64_t bits, size_t n)
-{
-    size_t i;
-    out[0] = (uint8_t)(0xe0 | ai);
-    for (i = 0; i < n; i++)
-        out[1 + i] = (uint8_t)(bits >> (8 * (n - 1 - i)));
-    return 1 + n;
-}
-
-static size_t put_single(uint8_t *out, double v)
-{
-    float f = (float)v;
-    uint32_t bits;
-    if (isnan(v))
-        bits = 0x7fc00000u;
-    else
-        memcpy(&bits, &f, sizeof bits);
-    return put_bits(out, 26, bits, 4);
-}
-
-static size_t put_double(uint8_t *out, double v)
-{
-    uint64_t bits;
-    memcpy(&bits, &v, sizeof bits);
-    if (isnan(v))
-        bits = 0x7ff8000000000000ull;
-    return put_bits(out, 27, bits, 8);
-}
-
-size_t aps_cbor_impl_put_float(uint8_t *out, double v)
-{
-    uint16_t half;
-    if (aps_cbor_impl_to_half(v, &half))
-        return put_bits(out, 25, half, 2);
-    if (aps_cbor_impl_fits_single(v))
-        return put_single(out, v);
-    return put_double(out, v);
-}
-
 /* ---- buffer and bookkeeping ------------------------------------------------------ */
 
 static void fail(aps_cbor_writer *w, aps_status st)
@@ -362,7 +296,7 @@ void aps_cbor_write_float_width(aps_cbor_writer *w, double v, int width)
     }
     if (!begin_item(w, 7))
         return;
-    n = width == 2 ? put_bits(b, 25, half, 2) : width == 4 ? put_single(b, v) : put_double(b, v);
+    n = width == 2 ? aps_cbor_impl_put_bits(b, 25, half, 2) : width == 4 ? aps_cbor_impl_put_single(b, v) : aps_cbor_impl_put_double(b, v);
     put(w, b, n);
 }
 

@@ -365,6 +365,43 @@ static int hash_build(aps_cbor_reader *r, aps_cbor_frame *f, size_t count)
     return 1;
 }
 
+void aps_cbor_reader_save(const aps_cbor_reader *r, aps_cbor_pos *pos)
+{
+    pos->cur = r->cur;
+    pos->depth = r->depth;
+    pos->frame = r->frames[r->depth];
+    pos->frames = r->frames;
+    pos->frame_cap = r->frame_cap;
+    pos->keys = r->keys;
+    pos->key_top = r->key_top;
+    pos->key_cap = r->key_cap;
+    pos->item_start = r->item_start;
+    pos->mark = aps_arena_mark(r->arena);
+}
+
+void aps_cbor_reader_restore(aps_cbor_reader *r, const aps_cbor_pos *pos)
+{
+    aps_cbor_frame *f;
+    aps_arena_rollback(r->arena, pos->mark);
+    r->cur = pos->cur;
+    r->depth = pos->depth;
+    r->frames = pos->frames;
+    r->frame_cap = pos->frame_cap;
+    r->keys = pos->keys;
+    r->key_top = pos->key_top;
+    r->key_cap = pos->key_cap;
+    r->item_start = pos->item_start;
+    f = &r->frames[r->depth];
+    *f = pos->frame;
+    /* The set may hold keys added after the save (it lives before the mark). */
+    if (f->hash != NULL) {
+        size_t i;
+        memset(f->hash, 0, f->hash_cap * sizeof(uint32_t));
+        for (i = 0; i < (size_t)(f->count / 2); i++)
+            (void)hash_insert(r, f, i);
+    }
+}
+
 /* Reserves the key slot of a map entry that starts now (its key not read yet). */
 static aps_status push_key_slot(aps_cbor_reader *r, aps_error *err)
 {

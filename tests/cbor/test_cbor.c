@@ -556,6 +556,110 @@ static void test_half_exhaustive(void)
     CHECK_INT(bad, 0);
 }
 
+
+/* ---- JSON and CBOR ---------------------------------------------------------------- */
+
+typedef struct conversion {
+    const char *json;
+    const char *diag; /* of the CBOR it converts to */
+} conversion;
+
+static const conversion conversions[] = {
+    { "0", "0" },
+    { "-0", "0" },
+    { "18446744073709551615", "18446744073709551615" },
+    { "-18446744073709551616", "-18446744073709551616" },
+    { "18446744073709551616", "2(h'010000000000000000')" },
+    { "-18446744073709551617", "3(h'010000000000000000')" },
+    { "123456789012345678901234567890", "2(h'018ee90ff6c373e0ee4e3f0ad2')" },
+    { "1.5", "1.5" },
+    { "0.1", "0.1" },
+    { "-0.0", "-0.0" },
+    { "1e2", "100.0" },
+    { "6.02E+23", "6.02e+23" },
+    { "1e400", "4([400, 1])" },
+    { "1e-400", "4([-400, 1])" },
+    { "3.14159265358979323846264338327950288", "4([-35, 2(h'3c813f6636d984f2595b6a372a53d0')])" },
+    { "-2.5e-1000", "4([-1001, -25])" },
+    { "100000000000000000000000", "2(h'152d02c7e14af6800000')" },
+    { "{\"a\":[true,false,null,\"x\\u00fc\"],\"\":{}}", "{\"a\": [true, false, null, \"x\\u00fc\"], \"\": {}}" },
+};
+
+static void test_json_conversions(void)
+{
+    size_t i;
+    for (i = 0; i < sizeof conversions / sizeof conversions[0]; i++) {
+        const conversion *t = &conversions[i];
+        aps_arena arena;
+        aps_json_reader jr;
+        aps_cbor_reader cr;
+        aps_cbor_writer cw;
+        aps_json_writer jw;
+        aps_error err = APS_ERROR_INIT;
+        aps_slice diag;
+        aps_json_raw a, b;
+        int equal = 0;
+        aps_arena_init(&arena, NULL);
+        aps_json_reader_init(&jr, t->json, strlen(t->json), &arena, NULL);
+        aps_cbor_writer_init(&cw, NULL);
+        aps_json_writer_init(&jw, NULL);
+        CHECK_INT(aps_json_to_cbor(&jr, &cw, &err), APS_OK);
+        CHECK_INT(aps_cbor_writer_finish(&cw, &err), APS_OK);
+        CHECK_INT(aps_cbor_diag(aps_cbor_writer_data(&cw), aps_cbor_writer_len(&cw), false, &arena, &diag, &err),
+                  APS_OK);
+        if (diag.ptr == NULL || strcmp(diag.ptr, t->diag) != 0)
+            fprintf(stderr, "%s: CBOR %s, want %s\n", t->json, diag.ptr ? diag.ptr : "(none)", t->diag);
+        CHECK(diag.ptr != NULL && strcmp(diag.ptr, t->diag) == 0);
+        /* and back, to the same number, digit for digit */
+        aps_cbor_reader_init(&cr, aps_cbor_writer_data(&cw), aps_cbor_writer_len(&cw), &arena, NULL);
+        CHECK_INT(aps_cbor_to_json(&cr, &jw, &err), APS_OK);
+        CHECK_INT(aps_json_writer_finish(&jw, &err), APS_OK);
+        a.ptr = t->json;
+        a.len = strlen(t->json);
+        b.ptr = aps_json_writer_data(&jw);
+        b.len = aps_json_writer_len(&jw);
+        CHECK_INT(aps_json_raw_equal(a, b, &equal), APS_OK);
+        if (!equal)
+            fprintf(stderr, "%s came back as %.*s\n", t->json, (int)b.len, b.ptr);
+        CHECK(equal);
+        aps_json_writer_deinit(&jw);
+        aps_cbor_writer_deinit(&cw);
+        aps_arena_deinit(&arena);
+    }
+}
+
+/* What JSON does not hold is refused where it is, and nothing else. */
+static void test_no_json_form(void)
+{
+    static const struct { const char *hex; const char *pointer; const char *message; } cases[] = {
+        { "a16161820141ff", "/a/1", "a byte string has no JSON form" },
+        { "a1616182f7f6", "/a/0", "undefined has no JSON form" },
+        { "82f97e0001", "/0", "NaN has no JSON form" },
+        { "a10102", "/1", "a map key that is not a text string" },
+        { "c16161", "", "tag 1 has no JSON form" },
+        { "c48101", "", "a decimal fraction (tag 4) is [exponent, mantissa]" },
+    };
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint8_t in[32];
+        size_t n = unhex(cases[i].hex, in, sizeof in);
+        aps_arena arena;
+        aps_cbor_reader r;
+        aps_json_writer w;
+        aps_error err = APS_ERROR_INIT;
+        aps_arena_init(&arena, NULL);
+        aps_cbor_reader_init(&r, in, n, &arena, NULL);
+        aps_json_writer_init(&w, NULL);
+        CHECK(aps_cbor_to_json(&r, &w, &err) != APS_OK);
+        if (strcmp(err.pointer, cases[i].pointer) != 0 || strstr(err.message, cases[i].message) == NULL)
+            fprintf(stderr, "%s: \"%s\" %s\n", cases[i].hex, err.pointer, err.message);
+        CHECK_STR(err.pointer, cases[i].pointer);
+        CHECK(strstr(err.message, cases[i].message) != NULL);
+        aps_json_writer_deinit(&w);
+        aps_arena_deinit(&arena);
+    }
+}
+
 int main(void)
 {
     test_appendix_a();
@@ -567,5 +671,7 @@ int main(void)
     test_sequence();
     test_writer();
     test_half_exhaustive();
+    test_json_conversions();
+    test_no_json_form();
     return test_report();
 }

@@ -240,6 +240,34 @@ APS_NODISCARD aps_status aps_cbor_read_map(aps_cbor_reader *r, uint64_t *count, 
 APS_NODISCARD aps_status aps_cbor_next_entry(aps_cbor_reader *r, aps_cbor_raw *key, int *more,
                                              aps_error *err);
 
+/* A saved reader position, from aps_cbor_reader_save. Private fields. */
+typedef struct aps_cbor_pos {
+    const uint8_t *cur;
+    size_t depth;
+    aps_cbor_frame frame;
+    aps_cbor_frame *frames;
+    size_t frame_cap;
+    aps_cbor_raw *keys;
+    size_t key_top;
+    size_t key_cap;
+    size_t item_start;
+    aps_arena_marker mark;
+} aps_cbor_pos;
+
+/*
+ * Saves the reader's position, with an arena mark: to look ahead (for a
+ * discriminant member that may come last, to try an alternative of a
+ * choice) and come back. Cannot fail.
+ */
+void aps_cbor_reader_save(const aps_cbor_reader *r, aps_cbor_pos *pos);
+
+/*
+ * Returns to a position saved on this reader and rolls the arena back to
+ * the mark taken then. Valid only while the reader has not left the
+ * container that held the saved position.
+ */
+void aps_cbor_reader_restore(aps_cbor_reader *r, const aps_cbor_pos *pos);
+
 /* Skips the next item, checking it fully (well-formedness, UTF-8, depth, duplicate keys) without recursion. */
 APS_NODISCARD aps_status aps_cbor_skip(aps_cbor_reader *r, aps_error *err);
 
@@ -422,6 +450,41 @@ static inline size_t aps_cbor_writer_len(const aps_cbor_writer *w)
 {
     return w->len;
 }
+
+/* ---- JSON and CBOR ----------------------------------------------------------- */
+
+/*
+ * Converts the next item of `r` into JSON written to `w` (RFC 8949 §6.1,
+ * for the items JSON holds): integers of the whole 65-bit range as JSON
+ * integers, floats as the shortest decimal that reads back as the same
+ * double, text strings, arrays, maps whose keys are all text strings (in
+ * their order), false, true, null; and, so that what aps_json_to_cbor
+ * wrote comes back digit for digit, a bignum (tags 2 and 3) or a decimal
+ * fraction (tag 4) as the exact JSON number it stands for (§6.1 suggests a
+ * base64 string for bignums, which would turn a JSON number into a string).
+ * What JSON cannot hold is APS_E_TYPE at the item's offset and path: a
+ * byte string, any other tag, undefined, any other simple value, a NaN or
+ * an infinity, a key that is not a text string; a bignum of more than 1000
+ * digits is APS_E_LIMIT. Recurses once per level, bounded by the reader's
+ * max_depth.
+ */
+APS_NODISCARD aps_status aps_cbor_to_json(aps_cbor_reader *r, aps_json_writer *w, aps_error *err);
+
+/*
+ * Converts the next JSON value of `r` into CBOR written to `w` (RFC 8949
+ * §6.2), losing nothing: a number written as an integer becomes a CBOR
+ * integer (major type 0 or 1; "-0" is 0), or a bignum (tag 2 or 3) past
+ * 65 bits; any other number a float in its preferred width when that
+ * double's shortest decimal is the number written, else a decimal fraction
+ * (tag 4, [exponent, mantissa]: 1e400, or pi to 36 digits). Strings become
+ * text strings, arrays arrays, objects maps with text keys in their order
+ * (definite lengths: a first pass counts the containers), and true, false,
+ * null themselves. A number of more than 1000 significant digits (the
+ * decimal-binary conversion is quadratic) is APS_E_LIMIT. Errors carry the
+ * JSON offset and pointer. Recurses once per level, bounded by the
+ * reader's max_depth.
+ */
+APS_NODISCARD aps_status aps_json_to_cbor(aps_json_reader *r, aps_cbor_writer *w, aps_error *err);
 
 /* ---- diagnostic notation -------------------------------------------------- */
 

@@ -288,7 +288,8 @@ static aps_status push(aps_cbor_reader *r, const aps_cbor_head *h, const uint8_t
             r->depth--;
             return fail_at(r, err, APS_E_SYNTAX, at, "%s of %llu %s runs past the end (%zu bytes left)",
                            f->is_map ? "a map" : "an array", (unsigned long long)h->arg,
-                           f->is_map ? "entries" : "items", left);
+                           f->is_map ? (h->arg == 1 ? "entry" : "entries") : (h->arg == 1 ? "item" : "items"),
+                           left);
         }
         f->left = f->is_map ? h->arg * 2 : h->arg;
     }

@@ -2,7 +2,10 @@
  * test_schema_cbor.c - the schema engine's CBOR codec (aps_schema_decode_cbor,
  * aps_schema_encode_cbor) on the protocol's own types and corpus.
  *
- *   test-schema-cbor CORPUS-DIR     (tests/corpus/protocol/valid: MANIFEST.tsv names each file's rule)
+ *   cbor-schema CORPUS-DIR       (tests/corpus/protocol/valid: MANIFEST.tsv names each file's rule)
+ *   cbor-schema --to-cbor RULE   JSON Lines of RULE on standard input -> a CBOR sequence, by the engine
+ *   cbor-schema --to-json RULE   a CBOR sequence of RULE on standard input -> JSON Lines, by the engine
+ *                                (the two directions cbor2_schema.py checks against Python's cbor2)
  *
  * Every message of the corpus, decoded from its JSON, encodes to CBOR and
  * decodes back to a value that writes the same JSON (JSON-equal: numbers
@@ -213,11 +216,80 @@ static void test_errors(void)
     aps_arena_deinit(&arena);
 }
 
+/* --to-cbor and --to-json: one record per line or item; a failing one is named on stderr, exit 1. */
+static int convert(const char *mode, const char *rule)
+{
+    const aps_type *t = rule_type(rule);
+    size_t len = 0, at = 0;
+    char *in = test_read_file("/dev/stdin", &len);
+    aps_arena arena;
+    aps_error err = APS_ERROR_INIT;
+    aps_cbor_writer cw;
+    aps_json_writer jw;
+    int to_cbor = strcmp(mode, "--to-cbor") == 0, rc = 0;
+    uint64_t n = 0;
+    if (t == NULL || in == NULL || (!to_cbor && strcmp(mode, "--to-json") != 0)) {
+        fprintf(stderr, "usage: cbor-schema --to-cbor|--to-json Message|Command < INPUT\n");
+        free(in);
+        return 2;
+    }
+    aps_arena_init(&arena, NULL);
+    aps_cbor_writer_init(&cw, NULL);
+    aps_json_writer_init(&jw, NULL);
+    while (at < len && rc == 0) {
+        void *v;
+        size_t end;
+        aps_status st;
+        aps_arena_reset(&arena);
+        v = aps_arena_alloc(&arena, t->size);
+        n++;
+        if (to_cbor) {
+            const char *nl = memchr(in + at, '\n', len - at);
+            end = nl != NULL ? (size_t)(nl - in) : len;
+            st = aps_schema_decode(t, in + at, end - at, &arena, v, NULL, &err);
+            aps_cbor_writer_reset(&cw);
+            if (st == APS_OK && (st = aps_schema_encode_cbor(t, v, &cw, NULL, &err)) == APS_OK &&
+                (st = aps_cbor_writer_finish(&cw, &err)) == APS_OK)
+                fwrite(aps_cbor_writer_data(&cw), 1, aps_cbor_writer_len(&cw), stdout);
+            end = nl != NULL ? end + 1 : end;
+        } else {
+            aps_cbor_reader r;
+            aps_cbor_reader_options o;
+            memset(&o, 0, sizeof o);
+            o.sequence = true;
+            aps_cbor_reader_init(&r, in + at, len - at, &arena, &o);
+            st = aps_cbor_skip(&r, &err);
+            end = at + aps_cbor_reader_offset(&r);
+            if (st == APS_OK)
+                st = aps_schema_decode_cbor(t, in + at, end - at, &arena, v, NULL, &err);
+            if (st == APS_OK && json_of(t, v, &jw)) {
+                fwrite(aps_json_writer_data(&jw), 1, aps_json_writer_len(&jw), stdout);
+                fputc('\n', stdout);
+            } else if (st == APS_OK) {
+                st = APS_E_ARGUMENT;
+            }
+        }
+        if (st != APS_OK) {
+            fprintf(stderr, "cbor-schema: record %llu: %s at %zu %s\n", (unsigned long long)n, err.message,
+                    err.offset, err.pointer);
+            rc = 1;
+        }
+        at = end;
+    }
+    aps_json_writer_deinit(&jw);
+    aps_cbor_writer_deinit(&cw);
+    aps_arena_deinit(&arena);
+    free(in);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     int n;
+    if (argc == 3)
+        return convert(argv[1], argv[2]);
     if (argc != 2) {
-        fprintf(stderr, "usage: test-schema-cbor CORPUS-DIR\n");
+        fprintf(stderr, "usage: cbor-schema CORPUS-DIR | --to-cbor RULE | --to-json RULE\n");
         return 2;
     }
     n = corpus(argv[1]);

@@ -1,5 +1,5 @@
 /*
- * cbor_json.c - converting between CBOR and JSON (RFC 8949 §6), for the
+ * cbor_json.c - converting between CBOR and JSON (RFC 8949 section 6), for the
  * items both can hold (see aps/cbor.h). The schema engine uses it to keep
  * `any` values and unknown members as JSON text whichever format they came
  * in, so a C value means the same thing decoded from either.
@@ -18,7 +18,7 @@
 /*
  * Numbers. JSON writes a number's exact decimal, CBOR holds integers of 65
  * bits and binary floats; what neither of those holds exactly goes as the
- * tags RFC 8949 has for it (§3.4.3 bignums, §3.4.4 decimal fractions), and
+ * tags RFC 8949 has for it (section 3.4.3 bignums, section 3.4.4 decimal fractions), and
  * comes back as the same decimal: JSON -> CBOR -> JSON loses no digit.
  * Converting between decimal and binary digits is quadratic, so a number of
  * more than APS_CBOR_JSON_MAX_DIGITS significant digits is refused.
@@ -268,15 +268,15 @@ aps_status aps_cbor_to_json(aps_cbor_reader *r, aps_json_writer *w, aps_error *e
 /* ---- JSON to CBOR ------------------------------------------------------------------ */
 
 /* A decimal: (-1)^neg * digits * 10^exp, digits without leading or trailing zeros ("" is zero). */
-typedef struct decimal {
+typedef struct json_decimal {
     int neg;
     char digits[APS_CBOR_JSON_MAX_DIGITS + 1];
     size_t n;
     int64_t exp;
-} decimal;
+} json_decimal;
 
 /* Parses JSON number text (syntax checked); 0 when it has too many digits or a giant exponent. */
-static int parse_decimal(const char *p, const char *e, decimal *d)
+static int parse_decimal(const char *p, const char *e, json_decimal *d)
 {
     int64_t exp = 0, frac = 0;
     int seen_dot = 0;
@@ -375,7 +375,7 @@ static void put_big_integer(aps_cbor_writer *w, int neg, const char *digits, siz
 static aps_status number_to_cbor(aps_json_reader *r, aps_slice text, aps_cbor_writer *w, aps_error *err)
 {
     const char *p = text.ptr, *e = text.ptr + text.len;
-    decimal d, back;
+    json_decimal d, back;
     double v;
     char shortest[32];
     size_t i;
@@ -429,12 +429,12 @@ static aps_status number_to_cbor(aps_json_reader *r, aps_slice text, aps_cbor_wr
  * passes whatever the nesting (counting each container as it is met would
  * cost its depth times its size).
  */
-typedef struct counts {
+typedef struct container_counts {
     uint64_t *n;
     size_t len, cap, next;
-} counts;
+} container_counts;
 
-static aps_status count_pass(aps_json_reader *r, counts *c, aps_error *err)
+static aps_status count_pass(aps_json_reader *r, container_counts *c, aps_error *err)
 {
     aps_status st;
     aps_slice key;
@@ -469,7 +469,7 @@ static aps_status count_pass(aps_json_reader *r, counts *c, aps_error *err)
     return st;
 }
 
-static aps_status write_pass(aps_json_reader *r, aps_cbor_writer *w, counts *c, aps_error *err)
+static aps_status write_pass(aps_json_reader *r, aps_cbor_writer *w, container_counts *c, aps_error *err)
 {
     aps_status st;
     int more;
@@ -525,7 +525,7 @@ static aps_status write_pass(aps_json_reader *r, aps_cbor_writer *w, counts *c, 
 
 aps_status aps_json_to_cbor(aps_json_reader *r, aps_cbor_writer *w, aps_error *err)
 {
-    counts c;
+    container_counts c;
     aps_json_pos pos;
     aps_status st;
     memset(&c, 0, sizeof c);

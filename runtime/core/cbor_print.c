@@ -1,5 +1,5 @@
 /*
- * cbor_print.c - the diagnostic-notation printer (RFC 8949 §8) behind
+ * cbor_print.c - the diagnostic-notation printer (RFC 8949 section 8) behind
  * aps_cbor_diag and the reader's error paths. It walks bytes known to be
  * well-formed (or, for error paths, stops at the first byte that is not)
  * and recurses once per nesting level, bounded by its depth argument.
@@ -11,14 +11,14 @@
 
 /* ---- a growable text in an arena ------------------------------------------------ */
 
-typedef struct text {
+typedef struct diag_text {
     char *p;
     size_t len, cap;
     aps_arena *arena;
     aps_status status;
-} text;
+} diag_text;
 
-static void emit(text *t, const char *s, size_t n)
+static void emit(diag_text *t, const char *s, size_t n)
 {
     if (t->status != APS_OK)
         return;
@@ -46,12 +46,12 @@ static void emit(text *t, const char *s, size_t n)
     t->len += n;
 }
 
-static void emits(text *t, const char *s)
+static void emits(diag_text *t, const char *s)
 {
     emit(t, s, strlen(s));
 }
 
-static void emit_u64(text *t, const char *prefix, uint64_t v)
+static void emit_u64(diag_text *t, const char *prefix, uint64_t v)
 {
     char b[32];
     int n = snprintf(b, sizeof b, "%s%llu", prefix, (unsigned long long)v);
@@ -59,7 +59,7 @@ static void emit_u64(text *t, const char *prefix, uint64_t v)
 }
 
 /* -1 - n, exactly, for the whole of major type 1. */
-static void emit_negative(text *t, uint64_t n)
+static void emit_negative(diag_text *t, uint64_t n)
 {
     char b[32];
     int len;
@@ -70,7 +70,7 @@ static void emit_negative(text *t, uint64_t n)
     emit(t, b, (size_t)len);
 }
 
-static void emit_hex(text *t, const uint8_t *p, size_t n)
+static void emit_hex(diag_text *t, const uint8_t *p, size_t n)
 {
     static const char digits[] = "0123456789abcdef";
     size_t i;
@@ -90,7 +90,7 @@ static void emit_hex(text *t, const uint8_t *p, size_t n)
  * character beyond ASCII as \uXXXX (a surrogate pair above U+FFFF), so the
  * notation is safe in any log or terminal. The UTF-8 was checked already.
  */
-static void emit_quoted(text *t, const uint8_t *p, size_t n)
+static void emit_quoted(diag_text *t, const uint8_t *p, size_t n)
 {
     size_t i = 0, run = 0;
     emit(t, "\"", 1);
@@ -148,7 +148,7 @@ static void emit_quoted(text *t, const uint8_t *p, size_t n)
  * abbreviates containers and long strings (error paths); `depth` bounds
  * the recursion there, where the input was not walked by the reader first.
  */
-static const uint8_t *print(text *t, const uint8_t *p, const uint8_t *end, int brief, unsigned depth)
+static const uint8_t *print(diag_text *t, const uint8_t *p, const uint8_t *end, int brief, unsigned depth)
 {
     aps_cbor_head h;
     uint64_t i;
@@ -242,7 +242,7 @@ static const uint8_t *print(text *t, const uint8_t *p, const uint8_t *end, int b
 size_t aps_cbor_impl_diag_short(aps_cbor_raw item, char *out, size_t cap)
 {
     aps_arena arena;
-    text t;
+    diag_text t;
     size_t n = 0;
     char buf[256];
     aps_arena_options o;
@@ -268,7 +268,7 @@ size_t aps_cbor_impl_diag_short(aps_cbor_raw item, char *out, size_t cap)
 aps_status aps_cbor_impl_diag_items(const uint8_t *p, const uint8_t *end, aps_arena *arena,
                                     aps_slice *out, aps_error *err)
 {
-    text t;
+    diag_text t;
     memset(&t, 0, sizeof t);
     t.arena = arena;
     while (p < end) {

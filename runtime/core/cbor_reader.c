@@ -128,7 +128,7 @@ aps_status aps_cbor_reader_fail_member(const aps_cbor_reader *r, aps_error *err,
 
 /* ---- heads ----------------------------------------------------------------------- */
 
-/* True when the head's argument could have been written shorter (RFC 8949 §4.2.1). */
+/* True when the head's argument could have been written shorter (RFC 8949 section 4.2.1). */
 static int head_is_long(const aps_cbor_head *h)
 {
     if (h->indefinite || h->ai < 24)

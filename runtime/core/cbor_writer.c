@@ -372,15 +372,15 @@ void aps_cbor_write_text_begin(aps_cbor_writer *w)
 }
 
 /* One entry of a deterministic map while sorting: its key's and its whole entry's bytes. */
-typedef struct entry {
+typedef struct map_entry {
     const uint8_t *key;
     size_t key_len;
     size_t len; /* key and value */
-} entry;
+} map_entry;
 
 static int compare_entries(const void *a, const void *b)
 {
-    const entry *x = (const entry *)a, *y = (const entry *)b;
+    const map_entry *x = (const map_entry *)a, *y = (const map_entry *)b;
     size_t n = x->key_len < y->key_len ? x->key_len : y->key_len;
     int c = memcmp(x->key, y->key, n);
     if (c != 0)
@@ -393,11 +393,11 @@ static void sort_map(aps_cbor_writer *w, const aps_cbor_wframe *f)
 {
     size_t n = (w->entry_top - f->entry_base) / 2, i, at, bytes = w->len - f->start;
     const size_t *offs = w->entries + f->entry_base;
-    entry *es;
+    map_entry *es;
     uint8_t *copy;
     if (n < 2)
         return;
-    es = (entry *)w->allocator.alloc(w->allocator.ctx, n * sizeof *es);
+    es = (map_entry *)w->allocator.alloc(w->allocator.ctx, n * sizeof *es);
     copy = (uint8_t *)w->allocator.alloc(w->allocator.ctx, bytes);
     if (es == NULL || copy == NULL) {
         if (es != NULL)

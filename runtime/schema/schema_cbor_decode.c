@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-typedef struct cctx {
+typedef struct cbor_dctx {
     aps_cbor_reader *r;
     aps_arena *arena;
     aps_error *err;
@@ -25,17 +25,17 @@ typedef struct cctx {
     bool strict;
     size_t depth;
     aps_json_writer json; /* scratch for JSON conversions (malloc), each copied into the arena */
-} cctx;
+} cbor_dctx;
 
-static aps_status decode_value(cctx *c, const aps_type *t, void *out);
+static aps_status decode_value(cbor_dctx *c, const aps_type *t, void *out);
 
-static aps_status fail_nomem(cctx *c)
+static aps_status fail_nomem(cbor_dctx *c)
 {
     return aps_cbor_reader_fail(c->r, c->err, APS_E_NOMEM, "out of memory (arena)");
 }
 
 /* Grows an arena block of `cap` items of `size` bytes to hold at least one more. */
-static void *grow_items(cctx *c, void *items, size_t *cap, size_t size)
+static void *grow_items(cbor_dctx *c, void *items, size_t *cap, size_t size)
 {
     size_t ncap = *cap != 0 ? *cap * 2 : 4;
     void *p;
@@ -48,7 +48,7 @@ static void *grow_items(cctx *c, void *items, size_t *cap, size_t size)
 }
 
 /* The next item as JSON text in the arena: what `any` and unknown members keep. */
-static aps_status read_as_json(cctx *c, aps_json_raw *out)
+static aps_status read_as_json(cbor_dctx *c, aps_json_raw *out)
 {
     aps_status st;
     char *copy;
@@ -78,7 +78,7 @@ static size_t integer_text(char *buf, size_t cap, int neg, uint64_t v)
     return (size_t)snprintf(buf, cap, "-%llu", (unsigned long long)v + 1);
 }
 
-static aps_status fail_range(cctx *c, const aps_type *t, int neg, uint64_t v)
+static aps_status fail_range(cbor_dctx *c, const aps_type *t, int neg, uint64_t v)
 {
     char msg[APS_ERROR_MESSAGE_MAX], num[24];
     size_t n = integer_text(num, sizeof num, neg, v);
@@ -86,7 +86,7 @@ static aps_status fail_range(cctx *c, const aps_type *t, int neg, uint64_t v)
     return aps_cbor_reader_fail(c->r, c->err, APS_E_RANGE, "%s", msg);
 }
 
-static aps_status decode_int(cctx *c, const aps_type *t, int64_t *out)
+static aps_status decode_int(cbor_dctx *c, const aps_type *t, int64_t *out)
 {
     int neg;
     uint64_t v;
@@ -106,7 +106,7 @@ static aps_status decode_int(cctx *c, const aps_type *t, int64_t *out)
     return APS_OK;
 }
 
-static aps_status decode_uint(cctx *c, const aps_type *t, uint64_t *out)
+static aps_status decode_uint(cbor_dctx *c, const aps_type *t, uint64_t *out)
 {
     int neg;
     uint64_t v;
@@ -124,7 +124,7 @@ static aps_status decode_uint(cctx *c, const aps_type *t, uint64_t *out)
  * number carries no width, so both read a float of any width or an integer
  * (as the nearest double), as the JSON decoder reads any number.
  */
-static aps_status read_number(cctx *c, double *out)
+static aps_status read_number(cbor_dctx *c, double *out)
 {
     aps_cbor_type k = aps_cbor_peek(c->r);
     if (k == APS_CBOR_UINT || k == APS_CBOR_NEGINT) {
@@ -138,7 +138,7 @@ static aps_status read_number(cctx *c, double *out)
     return aps_cbor_read_float(c->r, out, NULL, c->err);
 }
 
-static aps_status decode_float(cctx *c, const aps_type *t, double *out)
+static aps_status decode_float(cbor_dctx *c, const aps_type *t, double *out)
 {
     double v;
     aps_status st = read_number(c, &v);
@@ -156,7 +156,7 @@ static aps_status decode_float(cctx *c, const aps_type *t, double *out)
     return APS_OK;
 }
 
-static aps_status decode_text(cctx *c, const aps_type *t, aps_slice *out)
+static aps_status decode_text(cbor_dctx *c, const aps_type *t, aps_slice *out)
 {
     aps_slice s;
     aps_status st = aps_cbor_read_text(c->r, &s, c->err);
@@ -171,7 +171,7 @@ static aps_status decode_text(cctx *c, const aps_type *t, aps_slice *out)
     return APS_OK;
 }
 
-static aps_status fail_one_of(cctx *c, const aps_literal *values, size_t n, const aps_type *other,
+static aps_status fail_one_of(cbor_dctx *c, const aps_literal *values, size_t n, const aps_type *other,
                               const char *got, size_t got_len, bool quote)
 {
     char list[APS_ERROR_MESSAGE_MAX], q[96];
@@ -183,7 +183,7 @@ static aps_status fail_one_of(cctx *c, const aps_literal *values, size_t n, cons
     return aps_cbor_reader_fail(c->r, c->err, APS_E_UNKNOWN, "%s; got %s", list, q);
 }
 
-static aps_status decode_enum(cctx *c, const aps_type *t, void *out)
+static aps_status decode_enum(cbor_dctx *c, const aps_type *t, void *out)
 {
     aps_slice s;
     char num[24];
@@ -215,14 +215,14 @@ static aps_status decode_enum(cctx *c, const aps_type *t, void *out)
     return fail_one_of(c, t->u.enm.values, t->u.enm.count, t->u.enm.other, s.ptr, s.len, !ints);
 }
 
-static aps_status fail_literal(cctx *c, const aps_literal *lit, const char *got)
+static aps_status fail_literal(cbor_dctx *c, const aps_literal *lit, const char *got)
 {
     char want[96];
     return aps_cbor_reader_fail(c->r, c->err, APS_E_UNKNOWN, "expected %s; got %s",
                                 aps_schema_priv_literal(want, sizeof want, lit), got);
 }
 
-static aps_status decode_literal(cctx *c, const aps_literal *lit)
+static aps_status decode_literal(cbor_dctx *c, const aps_literal *lit)
 {
     aps_status st;
     char got[96];
@@ -273,7 +273,7 @@ static aps_status decode_literal(cctx *c, const aps_literal *lit)
 
 /* ---- arrays and maps ---------------------------------------------------------- */
 
-static aps_status fail_count(cctx *c, size_t n, size_t min, size_t max, const char *what)
+static aps_status fail_count(cbor_dctx *c, size_t n, size_t min, size_t max, const char *what)
 {
     if (n < min)
         return aps_cbor_reader_fail(c->r, c->err, APS_E_RANGE, "expected at least %zu %s%s; got %zu", min, what,
@@ -282,7 +282,7 @@ static aps_status fail_count(cctx *c, size_t n, size_t min, size_t max, const ch
                                 max == 1 ? "" : "s", n);
 }
 
-static aps_status decode_array(cctx *c, const aps_type *t, aps_array *out)
+static aps_status decode_array(cbor_dctx *c, const aps_type *t, aps_array *out)
 {
     const aps_type *et = t->u.arr.elem;
     size_t es = et->size, n = 0, cap = 0;
@@ -331,12 +331,12 @@ static bool key_text(aps_cbor_raw key, aps_slice *out)
     return true;
 }
 
-static aps_status fail_key(cctx *c)
+static aps_status fail_key(cbor_dctx *c)
 {
     return aps_cbor_reader_fail(c->r, c->err, APS_E_TYPE, "expected a text string as the member name");
 }
 
-static aps_status decode_map(cctx *c, const aps_type *t, aps_array *out)
+static aps_status decode_map(cbor_dctx *c, const aps_type *t, aps_array *out)
 {
     size_t es = t->u.map.entry_size, n = 0, cap = 0;
     size_t start = aps_cbor_reader_offset(c->r);
@@ -412,7 +412,7 @@ static bool is_disc(const aps_type *u, aps_slice k, aps_key_case kc)
  * it and comes back. *kind: 1 + alternative, or 0 for an unknown value
  * (an error when strict).
  */
-static aps_status pick_variant(cctx *c, const aps_type *u, int *kind)
+static aps_status pick_variant(cbor_dctx *c, const aps_type *u, int *kind)
 {
     aps_cbor_pos pos;
     aps_cbor_raw key;
@@ -449,7 +449,7 @@ static aps_status pick_variant(cctx *c, const aps_type *u, int *kind)
     return APS_OK;
 }
 
-static aps_status decode_field(cctx *c, const aps_field *f, char *base)
+static aps_status decode_field(cbor_dctx *c, const aps_field *f, char *base)
 {
     aps_status st;
     unsigned fl = f->flags;
@@ -472,7 +472,7 @@ static aps_status decode_field(cctx *c, const aps_field *f, char *base)
  * Keeps an unknown member as JSON text. With a typed tail (`* text => T`)
  * the value must also decode as T, into scratch space given back after.
  */
-static aps_status keep_extra(cctx *c, const aps_type *t, aps_json_members *x, size_t *cap, aps_slice key)
+static aps_status keep_extra(cbor_dctx *c, const aps_type *t, aps_json_members *x, size_t *cap, aps_slice key)
 {
     aps_json_raw raw;
     aps_status st;
@@ -503,12 +503,12 @@ static aps_status keep_extra(cctx *c, const aps_type *t, aps_json_members *x, si
 }
 
 /* A bit per field seen, the envelope's own first: one word, or arena words past 64. */
-typedef struct seen_set {
+typedef struct cbor_seen {
     uint64_t small;
     uint64_t *big;
-} seen_set;
+} cbor_seen;
 
-static bool see(seen_set *s, size_t i)
+static bool see(cbor_seen *s, size_t i)
 {
     uint64_t *w = s->big != NULL ? &s->big[i / 64] : &s->small, bit = (uint64_t)1 << (i % 64);
     bool was = (*w & bit) != 0;
@@ -516,19 +516,19 @@ static bool see(seen_set *s, size_t i)
     return was;
 }
 
-static bool seen(const seen_set *s, size_t i)
+static bool seen(const cbor_seen *s, size_t i)
 {
     return ((s->big != NULL ? s->big[i / 64] : s->small) >> (i % 64)) & 1u;
 }
 
-static aps_status fail_member(cctx *c, aps_status code, const char *what, aps_slice key)
+static aps_status fail_member(cbor_dctx *c, aps_status code, const char *what, aps_slice key)
 {
     char q[96];
     return aps_cbor_reader_fail(c->r, c->err, code, "%s %s", what,
                                 aps_schema_priv_quote(q, sizeof q, key.ptr, key.len, '\''));
 }
 
-static aps_status check_required(cctx *c, const aps_field *f, size_t n, size_t first, const seen_set *s)
+static aps_status check_required(cbor_dctx *c, const aps_field *f, size_t n, size_t first, const cbor_seen *s)
 {
     size_t i;
     for (i = 0; i < n; i++) {
@@ -543,13 +543,13 @@ static aps_status check_required(cctx *c, const aps_field *f, size_t n, size_t f
  * Decodes the members of a map already entered (its head at `start`) into
  * the struct at base, with the members of its variant union inlined.
  */
-static aps_status struct_body(cctx *c, const aps_type *t, char *base, size_t start)
+static aps_status struct_body(cbor_dctx *c, const aps_type *t, char *base, size_t start)
 {
     const aps_type *vt = t->u.st.variants, *alt = NULL;
     const aps_field *pf = t->u.st.fields, *af = NULL;
     size_t np = t->u.st.nfields, na = 0, xcap = 0, i, total = np;
     char *abase = NULL;
-    seen_set s;
+    cbor_seen s;
     aps_json_members *extras = t->u.st.open ? APS_AT(base, t->u.st.extras_offset, aps_json_members) : NULL;
     int kind = 0, more;
     aps_cbor_raw rkey;
@@ -622,7 +622,7 @@ static aps_status struct_body(cctx *c, const aps_type *t, char *base, size_t sta
  * unknown variant's whole map), through a reader of its own: what was
  * decoded from it meanwhile stays in the arena.
  */
-static aps_status json_of_range(cctx *c, size_t from, size_t to, aps_json_raw *raw)
+static aps_status json_of_range(cbor_dctx *c, size_t from, size_t to, aps_json_raw *raw)
 {
     aps_cbor_reader sub;
     aps_cbor_reader *outer = c->r;
@@ -634,7 +634,7 @@ static aps_status json_of_range(cctx *c, size_t from, size_t to, aps_json_raw *r
     return st;
 }
 
-static aps_status decode_struct(cctx *c, const aps_type *t, char *out)
+static aps_status decode_struct(cbor_dctx *c, const aps_type *t, char *out)
 {
     size_t start = aps_cbor_reader_offset(c->r);
     const aps_type *vt = t->u.st.variants;
@@ -657,7 +657,7 @@ static void set_kind(const aps_type *t, char *out, int kind)
     raw->len = 0;
 }
 
-static aps_status decode_discriminated(cctx *c, const aps_type *t, char *out)
+static aps_status decode_discriminated(cbor_dctx *c, const aps_type *t, char *out)
 {
     size_t start = aps_cbor_reader_offset(c->r);
     int kind = 0;
@@ -684,7 +684,7 @@ static aps_status decode_discriminated(cctx *c, const aps_type *t, char *out)
     return APS_OK;
 }
 
-static aps_status decode_untagged(cctx *c, const aps_type *t, char *out)
+static aps_status decode_untagged(cbor_dctx *c, const aps_type *t, char *out)
 {
     aps_error *caller = c->err, best, cur;
     aps_cbor_pos pos;
@@ -744,7 +744,7 @@ static aps_json_kind json_kind(const aps_cbor_reader *r, bool *is_int)
     }
 }
 
-static aps_status decode_by_kind(cctx *c, const aps_type *t, char *out)
+static aps_status decode_by_kind(cbor_dctx *c, const aps_type *t, char *out)
 {
     bool is_int;
     aps_json_kind jk = json_kind(c->r, &is_int);
@@ -792,7 +792,7 @@ static aps_status decode_by_kind(cctx *c, const aps_type *t, char *out)
 
 /* ---- dispatch --------------------------------------------------------------------- */
 
-static aps_status decode_nested(cctx *c, const aps_type *t, char *out)
+static aps_status decode_nested(cbor_dctx *c, const aps_type *t, char *out)
 {
     aps_status st;
     if (++c->depth > APS_SCHEMA_MAX_DEPTH)
@@ -813,7 +813,7 @@ static aps_status decode_nested(cctx *c, const aps_type *t, char *out)
     return st;
 }
 
-static aps_status decode_value(cctx *c, const aps_type *t, void *out)
+static aps_status decode_value(cbor_dctx *c, const aps_type *t, void *out)
 {
     aps_status st;
     c->r->item_start = aps_cbor_reader_offset(c->r);
@@ -846,7 +846,7 @@ static aps_status decode_value(cctx *c, const aps_type *t, void *out)
 aps_status aps_schema_decode_cbor(const aps_type *type, const void *cbor, size_t len, aps_arena *arena,
                                   void *out, const aps_decode_options *options, aps_error *err)
 {
-    cctx c;
+    cbor_dctx c;
     aps_cbor_reader r;
     aps_cbor_reader_options ro;
     aps_status st;

@@ -13,16 +13,16 @@
 
 #include <string.h>
 
-typedef struct ectx {
+typedef struct cbor_ectx {
     aps_cbor_writer *w;
     aps_arena arena; /* the JSON readers' bookkeeping while converting raw values */
     bool snake;
     size_t depth;
-} ectx;
+} cbor_ectx;
 
-static aps_status encode(ectx *c, const aps_type *t, const void *value);
+static aps_status encode(cbor_ectx *c, const aps_type *t, const void *value);
 
-static aps_status status(const ectx *c)
+static aps_status status(const cbor_ectx *c)
 {
     return aps_cbor_writer_status(c->w);
 }
@@ -40,7 +40,7 @@ static void put_literal(aps_cbor_writer *w, const aps_literal *lit)
 }
 
 /* A JSON text (an `any`, an unknown member or variant) as the CBOR item it converts to. */
-static aps_status put_raw(ectx *c, const aps_json_raw *raw)
+static aps_status put_raw(cbor_ectx *c, const aps_json_raw *raw)
 {
     aps_json_reader r;
     aps_status st;
@@ -63,7 +63,7 @@ static size_t present(const aps_field *f, size_t n, const char *base)
     return count;
 }
 
-static aps_status put_fields(ectx *c, const aps_field *f, size_t n, const char *base)
+static aps_status put_fields(cbor_ectx *c, const aps_field *f, size_t n, const char *base)
 {
     size_t i;
     aps_status st;
@@ -83,7 +83,7 @@ static aps_status put_fields(ectx *c, const aps_field *f, size_t n, const char *
     return status(c);
 }
 
-static aps_status encode_struct(ectx *c, const aps_type *t, const char *base)
+static aps_status encode_struct(cbor_ectx *c, const aps_type *t, const char *base)
 {
     const aps_type *vt = t->u.st.variants, *alt = NULL;
     const char *vbase = NULL, *abase = NULL;
@@ -120,7 +120,7 @@ static aps_status encode_struct(ectx *c, const aps_type *t, const char *base)
     return status(c);
 }
 
-static aps_status encode_array(ectx *c, const aps_type *t, const aps_array *a)
+static aps_status encode_array(cbor_ectx *c, const aps_type *t, const aps_array *a)
 {
     const aps_type *et = t->u.arr.elem;
     size_t i;
@@ -136,7 +136,7 @@ static aps_status encode_array(ectx *c, const aps_type *t, const aps_array *a)
     return status(c);
 }
 
-static aps_status encode_map(ectx *c, const aps_type *t, const aps_array *a)
+static aps_status encode_map(cbor_ectx *c, const aps_type *t, const aps_array *a)
 {
     size_t i, es = t->u.map.entry_size;
     aps_status st;
@@ -152,7 +152,7 @@ static aps_status encode_map(ectx *c, const aps_type *t, const aps_array *a)
     return status(c);
 }
 
-static aps_status encode_union(ectx *c, const aps_type *t, const char *base)
+static aps_status encode_union(cbor_ectx *c, const aps_type *t, const char *base)
 {
     int kind = *APS_CAT(base, t->u.un.kind_offset, int);
     if (kind < 0 || (size_t)kind > t->u.un.nalts)
@@ -162,7 +162,7 @@ static aps_status encode_union(ectx *c, const aps_type *t, const char *base)
     return encode(c, t->u.un.alts[kind - 1], base + t->u.un.payload_offset);
 }
 
-static aps_status encode_nested(ectx *c, const aps_type *t, const void *value)
+static aps_status encode_nested(cbor_ectx *c, const aps_type *t, const void *value)
 {
     aps_status st;
     if (++c->depth > APS_SCHEMA_MAX_DEPTH)
@@ -177,7 +177,7 @@ static aps_status encode_nested(ectx *c, const aps_type *t, const void *value)
     return st;
 }
 
-static aps_status encode(ectx *c, const aps_type *t, const void *value)
+static aps_status encode(cbor_ectx *c, const aps_type *t, const void *value)
 {
     aps_cbor_writer *w = c->w;
     switch (t->kind) {
@@ -219,7 +219,7 @@ static aps_status encode(ectx *c, const aps_type *t, const void *value)
 aps_status aps_schema_encode_cbor(const aps_type *type, const void *value, aps_cbor_writer *w,
                                   const aps_encode_options *options, aps_error *err)
 {
-    ectx c;
+    cbor_ectx c;
     aps_status st;
     aps_error_clear(err);
     if (type == NULL || w == NULL || (value == NULL && type->size != 0))

@@ -5,7 +5,7 @@
  * one encoded data item (or an RFC 8742 sequence of them) in place, hands
  * out byte and text strings as slices of the input when they are written in
  * one piece (indefinite-length strings are joined in the caller's arena),
- * checks well-formedness (RFC 8949 §3 and Appendix F), UTF-8 in text
+ * checks well-formedness (RFC 8949 section 3 and Appendix F), UTF-8 in text
  * strings, nesting depth without recursion, and duplicate map keys in every
  * map it walks, skipped ones included. Errors are located: byte offset plus
  * the path of the item being read, written as an RFC 6901 JSON Pointer
@@ -26,10 +26,10 @@
  *     }
  *     if (st || (st = aps_cbor_reader_finish(&r, err))) return st;
  *
- * The writer emits preferred serialization (RFC 8949 §4.1: the shortest
+ * The writer emits preferred serialization (RFC 8949 section 4.1: the shortest
  * head for every argument, floats in the shortest width that keeps their
  * value) into a growable or a fixed buffer, and on request deterministic
- * encoding (§4.2.1: also definite lengths only and map entries sorted by
+ * encoding (section 4.2.1: also definite lengths only and map entries sorted by
  * their keys' bytes). Its write calls return nothing: the first failure
  * sticks and aps_cbor_writer_finish reports it.
  *
@@ -86,11 +86,11 @@ typedef enum aps_cbor_type {
 /* Options of the reader and of aps_cbor_validate. All zero means defaults. */
 typedef struct aps_cbor_reader_options {
     size_t max_depth;      /* most nested arrays, maps and tags; 0: APS_CBOR_MAX_DEPTH_DEFAULT */
-    bool deterministic;    /* refuse what RFC 8949 §4.2.1 excludes: a head longer than its
+    bool deterministic;    /* refuse what RFC 8949 section 4.2.1 excludes: a head longer than its
                               argument needs, an indefinite length, a float that a shorter
                               width holds exactly (NaN other than f97e00), map keys not in
                               strictly ascending bytewise order (APS_E_SYNTAX, located) */
-    bool allow_duplicates; /* 0: a map key given twice is APS_E_DUPLICATE (RFC 8949 §5.6 calls
+    bool allow_duplicates; /* 0: a map key given twice is APS_E_DUPLICATE (RFC 8949 section 5.6 calls
                               such a map invalid); 1: accepted */
     bool sequence;         /* the input is an RFC 8742 CBOR sequence: zero or more items one
                               after the other (aps_cbor_reader_at_end says when it is over) */
@@ -323,7 +323,7 @@ bool aps_cbor_raw_is_text(aps_cbor_raw raw, const char *text, size_t len);
 /* Options of the writer. All zero means preferred serialization, malloc. */
 typedef struct aps_cbor_writer_options {
     aps_allocator allocator; /* zero: malloc/free (the buffer, and bookkeeping of open containers) */
-    bool deterministic;      /* RFC 8949 §4.2.1: definite lengths only (an indefinite begin is
+    bool deterministic;      /* RFC 8949 section 4.2.1: definite lengths only (an indefinite begin is
                                 APS_E_ARGUMENT) and the entries of every map sorted by their
                                 keys' bytes when it ends (a key given twice: APS_E_DUPLICATE) */
 } aps_cbor_writer_options;
@@ -454,13 +454,13 @@ static inline size_t aps_cbor_writer_len(const aps_cbor_writer *w)
 /* ---- JSON and CBOR ----------------------------------------------------------- */
 
 /*
- * Converts the next item of `r` into JSON written to `w` (RFC 8949 §6.1,
+ * Converts the next item of `r` into JSON written to `w` (RFC 8949 section 6.1,
  * for the items JSON holds): integers of the whole 65-bit range as JSON
  * integers, floats as the shortest decimal that reads back as the same
  * double, text strings, arrays, maps whose keys are all text strings (in
  * their order), false, true, null; and, so that what aps_json_to_cbor
  * wrote comes back digit for digit, a bignum (tags 2 and 3) or a decimal
- * fraction (tag 4) as the exact JSON number it stands for (§6.1 suggests a
+ * fraction (tag 4) as the exact JSON number it stands for (section 6.1 suggests a
  * base64 string for bignums, which would turn a JSON number into a string).
  * What JSON cannot hold is APS_E_TYPE at the item's offset and path: a
  * byte string, any other tag, undefined, any other simple value, a NaN or
@@ -472,7 +472,7 @@ APS_NODISCARD aps_status aps_cbor_to_json(aps_cbor_reader *r, aps_json_writer *w
 
 /*
  * Converts the next JSON value of `r` into CBOR written to `w` (RFC 8949
- * §6.2), losing nothing: a number written as an integer becomes a CBOR
+ * section 6.2), losing nothing: a number written as an integer becomes a CBOR
  * integer (major type 0 or 1; "-0" is 0), or a bignum (tag 2 or 3) past
  * 65 bits; any other number a float in its preferred width when that
  * double's shortest decimal is the number written, else a decimal fraction
@@ -490,7 +490,7 @@ APS_NODISCARD aps_status aps_json_to_cbor(aps_json_reader *r, aps_cbor_writer *w
 
 /*
  * Writes `data` (one item, or with `sequence` an RFC 8742 sequence, items
- * separated by ", ") in RFC 8949 §8 diagnostic notation: 1, -1, h'0102',
+ * separated by ", ") in RFC 8949 section 8 diagnostic notation: 1, -1, h'0102',
  * "text" (escaped as a JSON string), [1, [2, 3]], {1: 2}, [_ 1, 2] and
  * (_ h'01', h'02') for indefinite lengths, 1(1363896240), simple(16),
  * false, null, undefined, 1.5, -0.0, 1.0e+300, Infinity, NaN. Floats are

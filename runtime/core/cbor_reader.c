@@ -436,6 +436,8 @@ static aps_status canonical_key(aps_cbor_reader *r, const uint8_t *start, aps_cb
     uint8_t *buf;
     out->ptr = start;
     out->len = (size_t)(r->cur - start);
+    if (*start >= 0x60 && *start < 0x78)
+        return APS_OK; /* a short text string is canonical as written */
     if (aps_cbor_impl_head(start, r->cur, &h) != 0)
         return APS_OK; /* cannot happen: the key was read */
     if (h.major == 7 && h.ai >= 25 && h.ai <= 27) {
@@ -912,7 +914,15 @@ aps_status aps_cbor_next_entry(aps_cbor_reader *r, aps_cbor_raw *key, int *more,
         return fail_at(r, err, APS_E_STATE, r->cur, "aps_cbor_next_entry outside a map or before a value");
     if ((st = advance(r, more, err)) || !*more)
         return st;
-    if ((st = aps_cbor_skip(r, err)) || (st = advance(r, more, err)))
+    if (r->cur < r->end && *r->cur >= 0x60 && *r->cur < 0x78 && (size_t)(r->end - r->cur) > (size_t)(*r->cur - 0x60) &&
+        aps_utf8_check(r->cur + 1, (size_t)(*r->cur - 0x60)) == SIZE_MAX) {
+        /* the usual member name, a short text string: read here rather than as any item */
+        r->item_start = (size_t)(r->cur - r->begin);
+        r->cur += 1 + (*r->cur - 0x60);
+    } else if ((st = aps_cbor_skip(r, err))) {
+        return st;
+    }
+    if ((st = advance(r, more, err)))
         return st;
     f = &r->frames[r->depth];
     *key = r->keys[f->key_base + (f->count - 1) / 2];

@@ -4,17 +4,19 @@
 # for `cddlgen generate --embed-runtime` (generator/embed_runtime.c).
 #
 # The parts are listed in dependency order. Generated code calls the schema
-# engine, which needs the JSON reader and writer, the arena and UTF-8; the
+# engine, which needs the JSON reader and writer (and CBOR's), the arena and UTF-8; the
 # framing, replay and assembly modules stay out. A new json_* or schema_*
 # source joins by itself; a new dependency outside them is added here (the
 # vendoring test, tests/tooling/package, fails to link until it is).
 set(rt_dir ${CMAKE_SOURCE_DIR}/runtime)
-set(rt_headers core/aps/common.h core/aps/arena.h core/aps/json.h core/aps/scan.h core/aps/json_impl.h core/aps/regex.h
-  schema/aps/schema.h schema/aps/fast.h schema/aps/types.h)
-set(rt_internal core/aps/utf8.h schema/schema_internal.h)
+set(rt_headers core/aps/common.h core/aps/arena.h core/aps/json.h core/aps/cbor.h core/aps/scan.h core/aps/json_impl.h
+  core/aps/regex.h schema/aps/schema.h schema/aps/fast.h schema/aps/types.h)
+set(rt_internal core/aps/utf8.h core/cbor_internal.h schema/schema_internal.h)
 file(GLOB rt_json RELATIVE ${rt_dir} CONFIGURE_DEPENDS ${rt_dir}/core/json_*.c)
+# CBOR: the schema engine's CBOR codec (aps_schema_decode_cbor) stands on it
+file(GLOB rt_cbor RELATIVE ${rt_dir} CONFIGURE_DEPENDS ${rt_dir}/core/cbor_*.c)
 file(GLOB rt_schema RELATIVE ${rt_dir} CONFIGURE_DEPENDS ${rt_dir}/schema/schema_*.c)
-set(rt_sources core/common.c core/arena.c core/utf8.c ${rt_json} core/regex.c ${rt_schema})
+set(rt_sources core/common.c core/arena.c core/utf8.c ${rt_json} ${rt_cbor} core/regex.c ${rt_schema})
 
 set(rt_deps "")
 foreach(f ${rt_headers} ${rt_internal} ${rt_sources})

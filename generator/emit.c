@@ -1835,10 +1835,12 @@ int emit_module(cddl_ctx *ctx, const ir_module *mod, const emit_options *opt)
             tmpl_set(ctx, v, "alias_kind", resolved(t)->kind == IR_UNION ? cddl_fmt(E.ctx, "%s_kind", ctype(&E, resolved(t))) : "int");
         if (resolved(t)->kind == IR_UNION)
             tmpl_setf(ctx, v, "kind_type", "%s_%s_kind", opt->prefix, resolved(t)->c_name);
+        tmpl_flag(ctx, v, "cbor", opt->cbor);
         type_extras(&E, t, v);
         tmpl_append(ctx, types, v);
     }
     tmpl_flag(ctx, data, "tables_only", opt->tables_only);
+    tmpl_flag(ctx, data, "cbor", opt->cbor);
     if (!opt->tables_only) {
         fast_decoders(&E, data);
         fast_encoders(&E, data);

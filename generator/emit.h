@@ -17,6 +17,8 @@ typedef struct emit_options {
                                   since only the core and schema layers are embedded */
     int tables_only;           /* --size: descriptors only, no generated readers, validators or
                                   encoders; the runtime's tables do all of it (smaller, slower) */
+    int cbor;                  /* --cbor: every type also gets PREFIX_T_decode_cbor and
+                                  PREFIX_T_encode_cbor, on the runtime's CBOR engine */
 } emit_options;
 
 /* Returns the number of errors (template or I/O); 0 on success. */

@@ -3,7 +3,7 @@
  *
  *   cddlgen check [OPTIONS] FILE...     every stage of generate but writing: the same diagnostics
  *   cddlgen print FILE                  re-emit a schema as canonical CDDL
- *   cddlgen generate FILE --prefix P --out DIR [--root RULE]... [--templates DIR] [--embed-runtime] [--size]
+ *   cddlgen generate FILE --prefix P --out DIR [--root RULE]... [--templates DIR] [--embed-runtime] [--size] [--cbor]
  *   cddlgen validate SCHEMA --type RULE [--input F] [--output text|json] [FILE...]
  *   cddlgen diff [--direction backward|forward] OLD NEW
  *
@@ -49,12 +49,15 @@ static const char usage_text[] =
     "  --templates DIR      templates to use instead of the built-in ones\n"
     "  --embed-runtime      generate: put the runtime in PREFIX.h and PREFIX.c too, so the\n"
     "                       pair compiles alone (vendoring; one such pair per program)\n"
+    "  --cbor               generate: also PREFIX_T_decode_cbor / _encode_cbor for every type\n"
+    "                       (RFC 8949 CBOR over the same C types; docs/cbor.md)\n"
     "  --size               generate: descriptors only, no straight-line readers, validators\n"
     "                       or encoders: the runtime's tables decode, check and encode every\n"
     "                       type (a twentieth of the machine code, a third of the speed)\n"
     "  --type RULE          validate: the rule every instance must match\n"
     "  --input F            validate: the input format: json (one document), jsonl, sse or\n"
-    "                       auto (default: detected from the head of each file)\n"
+    "                       auto (default: detected from the head of each file); cbor (one\n"
+    "                       item) or cborseq (an RFC 8742 sequence, each item a record)\n"
     "  --output text|json   validate: report format (default text: FILE:LINE: error: ...)\n"
     "  --format F           validate: jsonl, sse or auto is --input F; json is --output json\n"
     "                       (the older spelling, kept)\n"
@@ -90,8 +93,8 @@ static const struct command_help {
       { "--feature", "--syntax-only", "-fmax-errors", "--strict", "-Wunused", "-Wno-GROUP", "-Werror" }, NULL },
     { "print", "print [OPTIONS] FILE",
       { "--feature", "-fmax-errors", "--strict", "-Wunused", "-Wno-GROUP", "-Werror" }, NULL },
-    { "generate", "generate FILE [--prefix P] [--out DIR] [--root RULE]... [--templates DIR] [--embed-runtime] [--size]",
-      { "--prefix", "--out", "--root", "--feature", "--templates", "--embed-runtime", "--size", "-fmax-errors",
+    { "generate", "generate FILE [--prefix P] [--out DIR] [--root RULE]... [--templates DIR] [--embed-runtime] [--size] [--cbor]",
+      { "--prefix", "--out", "--root", "--feature", "--templates", "--embed-runtime", "--size", "--cbor", "-fmax-errors",
         "--strict", "-Wunused", "-Wno-GROUP", "-Werror" },
       NULL },
     { "validate", "validate SCHEMA --type RULE [OPTIONS] [FILE...]",
@@ -274,6 +277,8 @@ static int parse_args(int argc, char **argv, options *o)
             o->emit.embed_runtime = 1;
         } else if (strcmp(a, "--size") == 0) {
             o->emit.tables_only = 1;
+        } else if (strcmp(a, "--cbor") == 0) {
+            o->emit.cbor = 1;
         } else if (strcmp(a, "--syntax-only") == 0) {
             o->syntax_only = 1;
         } else if (strncmp(a, "-fmax-errors=", 13) == 0) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aps/cbor.h"
 #include "aps/records.h"
 #include "cddl.h"
 #include "frontend.h"
@@ -30,6 +31,8 @@ typedef struct run {
     uint64_t failed;          /* files rejected whole: not in their format, empty, cut (--strict) */
     uint64_t max_errors;      /* reports shown at most (0: all) */
     uint64_t shown, hidden;
+    const uint8_t *cbor;      /* CBOR input: the file's bytes, for the notation of a failing item */
+    size_t cbor_len, cbor_base; /* ... their length, and where the item being checked starts */
 } run;
 
 /* The gate's finding on a file (aps_records_reader): "cddlgen: FILE:LINE: error|warning: reason". */
@@ -42,17 +45,53 @@ static void print_gate(void *user, const aps_records_gate *g)
         fprintf(stderr, "cddlgen: %s: %s: %s\n", r->file, g->severity, g->reason);
 }
 
+/*
+ * CBOR input: the diagnostic notation (RFC 8949 §8) of the item an error
+ * names, the one at err->offset of the item being checked, cut to `cap`;
+ * "" when there is none to show.
+ */
+static const char *failing_item(const run *r, const aps_error *err, char *buf, size_t cap)
+{
+    aps_arena a;
+    aps_cbor_reader rd;
+    aps_cbor_raw item;
+    aps_slice diag;
+    size_t at;
+    buf[0] = '\0';
+    if (r->cbor == NULL || err->offset == SIZE_MAX || (at = r->cbor_base + err->offset) >= r->cbor_len)
+        return buf;
+    aps_arena_init(&a, NULL);
+    aps_cbor_reader_init(&rd, r->cbor + at, r->cbor_len - at, &a, NULL);
+    if (aps_cbor_read_raw(&rd, &item, NULL) == APS_OK &&
+        aps_cbor_diag(item.ptr, item.len, false, &a, &diag, NULL) == APS_OK) {
+        if (diag.len < cap) {
+            memcpy(buf, diag.ptr, diag.len + 1);
+        } else { /* cut, and said so */
+            memcpy(buf, diag.ptr, cap - 4);
+            memcpy(buf + cap - 4, "...", 4);
+        }
+    }
+    aps_arena_deinit(&a);
+    return buf;
+}
+
 static void report(run *r, uint64_t line, const aps_error *err)
 {
+    char item[96];
     /* capped as gcc's -fmax-errors caps: one break at every record of a long capture says one thing */
     if (r->max_errors != 0 && r->shown >= r->max_errors) {
         r->hidden++;
         return;
     }
     r->shown++;
+    failing_item(r, err, item, sizeof item);
     if (!r->json_out) {
-        printf("%s:%" PRIu64 ": error: %s: %s\n", r->file, line, err->pointer[0] ? err->pointer : "(root)",
-               err->message);
+        if (item[0] != '\0')
+            printf("%s:%" PRIu64 ": error: %s: %s (byte %zu: %s)\n", r->file, line,
+                   err->pointer[0] ? err->pointer : "(root)", err->message, r->cbor_base + err->offset, item);
+        else
+            printf("%s:%" PRIu64 ": error: %s: %s\n", r->file, line, err->pointer[0] ? err->pointer : "(root)",
+                   err->message);
         return;
     }
     aps_json_write_object_begin(r->report);
@@ -63,7 +102,12 @@ static void report(run *r, uint64_t line, const aps_error *err)
     aps_json_write_key(r->report, "pointer", 7);
     aps_json_write_string(r->report, err->pointer, strlen(err->pointer));
     aps_json_write_key(r->report, "offset", 6);
-    aps_json_write_uint64(r->report, err->offset);
+    aps_json_write_uint64(r->report, r->cbor != NULL && err->offset != SIZE_MAX ? r->cbor_base + err->offset
+                                                                                : err->offset);
+    if (item[0] != '\0') {
+        aps_json_write_key(r->report, "item", 4);
+        aps_json_write_string(r->report, item, strlen(item));
+    }
     aps_json_write_key(r->report, "message", 7);
     aps_json_write_string(r->report, err->message, strlen(err->message));
     aps_json_write_object_end(r->report);
@@ -228,6 +272,112 @@ static int read_file(run *r, const char *path, aps_record_format format, int str
     return rc;
 }
 
+/* One CBOR item [at, at+len) of r->cbor, record number `n`: decoded and checked as the rule says. */
+static void check_cbor_item(run *r, uint64_t n, size_t at, size_t len)
+{
+    aps_error err = APS_ERROR_INIT;
+    aps_status st;
+    void *value;
+    aps_arena_reset(&r->arena);
+    r->cbor_base = at;
+    value = aps_arena_alloc(&r->arena, r->type->size ? r->type->size : 1);
+    st = value ? aps_schema_decode_cbor(r->type, r->cbor + at, len, &r->arena, value, &r->dopt, &err) : APS_E_NOMEM;
+    if (st == APS_OK)
+        st = aps_schema_validate(r->type, value, r->strict, &err);
+    if (st != APS_OK) {
+        if (err.code == APS_OK)
+            aps_error_set(&err, st, SIZE_MAX, "%s", aps_status_str(st));
+        report(r, n, &err);
+        r->invalid++;
+    } else {
+        r->valid++;
+    }
+}
+
+/*
+ * Reads a CBOR file ("-": standard input) whole, up to VALIDATE_MAX_RECORD
+ * bytes (CBOR has no lines to stream by): one item, or with `sequence` an
+ * RFC 8742 sequence whose items are records 1, 2, ... Returns as read_file.
+ */
+static int read_cbor_file(run *r, const char *path, int sequence)
+{
+    int is_stdin = strcmp(path, "-") == 0;
+    FILE *f = is_stdin ? stdin : fopen(path, "rb");
+    uint8_t *buf = NULL;
+    size_t len = 0, cap = 0;
+    int rc = 0;
+    r->file = is_stdin ? "(standard input)" : path;
+    if (f == NULL) {
+        fprintf(stderr, "cddlgen: %s: %s\n", path, strerror(errno));
+        return 2;
+    }
+    for (;;) {
+        size_t got;
+        if (len == cap) {
+            uint8_t *nb;
+            if (cap >= VALIDATE_MAX_RECORD) {
+                fprintf(stderr, "cddlgen: %s: error: more than %zu bytes of CBOR\n", r->file, VALIDATE_MAX_RECORD);
+                rc = 1;
+                break;
+            }
+            cap = cap ? cap * 2 : VALIDATE_CHUNK;
+            if ((nb = realloc(buf, cap)) == NULL) {
+                fprintf(stderr, "cddlgen: %s: out of memory\n", r->file);
+                rc = 2;
+                break;
+            }
+            buf = nb;
+        }
+        got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) {
+            if (ferror(f)) {
+                fprintf(stderr, "cddlgen: %s: read error\n", r->file);
+                rc = 2;
+            }
+            break;
+        }
+    }
+    if (!is_stdin)
+        fclose(f);
+    if (rc == 0 && len == 0) {
+        fprintf(stderr, "cddlgen: %s: error: no records: nothing was checked\n", r->file);
+        rc = 1;
+    }
+    r->cbor = buf;
+    r->cbor_len = len;
+    if (rc == 0 && !sequence) {
+        check_cbor_item(r, 1, 0, len);
+    } else if (rc == 0) {
+        /* each item's extent by the reader (well-formedness); a break in it ends the file */
+        aps_arena a;
+        aps_cbor_reader rd;
+        aps_cbor_reader_options o;
+        uint64_t n = 0;
+        memset(&o, 0, sizeof o);
+        o.sequence = true;
+        aps_arena_init(&a, NULL);
+        aps_cbor_reader_init(&rd, buf, len, &a, &o);
+        while (!aps_cbor_reader_at_end(&rd)) {
+            size_t at = aps_cbor_reader_offset(&rd);
+            aps_error err = APS_ERROR_INIT;
+            n++;
+            aps_arena_reset(&a);
+            if (aps_cbor_skip(&rd, &err) != APS_OK) {
+                r->cbor_base = 0;
+                report(r, n, &err);
+                r->invalid++;
+                break;
+            }
+            check_cbor_item(r, n, at, aps_cbor_reader_offset(&rd) - at);
+        }
+        aps_arena_deinit(&a);
+    }
+    r->cbor = NULL;
+    free(buf);
+    return rc;
+}
+
 int validate_files(const char *schema, const char *const *files, size_t nfiles,
                    const validate_options *o, diag_ctx *d)
 {
@@ -248,8 +398,13 @@ int validate_files(const char *schema, const char *const *files, size_t nfiles,
         fprintf(stderr, "cddlgen: error: --format takes json, jsonl, sse or auto\n");
         return 2;
     }
-    if (parse_format(o->input, &parsed) != 0) {
-        fprintf(stderr, "cddlgen: error: --input takes json, jsonl, sse or auto\n");
+    int cbor = 0; /* 1: --input cbor, 2: --input cborseq */
+    if (o->input != NULL && strcmp(o->input, "cbor") == 0)
+        cbor = 1;
+    else if (o->input != NULL && strcmp(o->input, "cborseq") == 0)
+        cbor = 2;
+    else if (parse_format(o->input, &parsed) != 0) {
+        fprintf(stderr, "cddlgen: error: --input takes json, jsonl, sse, auto, cbor or cborseq\n");
         return 2;
     }
     if (o->output != NULL) {
@@ -295,7 +450,7 @@ int validate_files(const char *schema, const char *const *files, size_t nfiles,
         aps_json_write_array_begin(&w);
     }
     for (i = 0; i < nfiles; i++) {
-        int read_rc = read_file(&r, files[i], format, o->strict);
+        int read_rc = cbor ? read_cbor_file(&r, files[i], cbor == 2) : read_file(&r, files[i], format, o->strict);
         if (read_rc == 2)
             rc = 2;
         else if (read_rc != 0)

@@ -42,6 +42,7 @@ int bench_replay(const bench_config *cfg);
 int bench_assemble(const bench_config *cfg);
 int bench_frontend(const bench_config *cfg);
 int bench_codec(const bench_config *cfg);
+int bench_cbor(const bench_config *cfg);
 int bench_size(const bench_config *cfg);
 /* Only the codec's state snapshots block (issue 34's row), for quick measurements. */
 int bench_snapshots(const bench_config *cfg);

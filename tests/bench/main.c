@@ -67,6 +67,9 @@ static const bench_area areas[] = {
     { "codec", bench_codec, 1, 0 },
     { "snapshots", bench_snapshots, 1, 1 },
 #endif
+#ifdef HAVE_BENCH_CBOR
+    { "cbor", bench_cbor, 1, 0 },
+#endif
 #ifdef HAVE_BENCH_SSE
     { "sse", bench_sse, 1, 0 },
 #endif

@@ -31,6 +31,7 @@
 #include <stdbool.h>
 
 #include "aps/arena.h"
+#include "aps/cbor.h"
 #include "aps/common.h"
 #include "aps/json.h"
 #include "aps/regex.h"
@@ -358,6 +359,39 @@ APS_NODISCARD aps_status aps_schema_decode_as(const aps_type *type, size_t alt, 
 APS_NODISCARD aps_status aps_schema_encode(const aps_type *type, const void *value,
                                            aps_json_writer *w, const aps_encode_options *options,
                                            aps_error *err);
+
+/*
+ * Decodes the CBOR item `cbor` (`len` bytes) into `out`, as aps_schema_decode
+ * decodes JSON: the same descriptors, checks, key spellings and options,
+ * the CBOR reader's checks of the bytes (aps/cbor.h: well-formed, UTF-8,
+ * no duplicate map keys), errors located by byte offset and the path of
+ * the item. Member names are text strings. A number is read from an
+ * integer or a float of any width (`float` and `number` share the C
+ * double). What the C types keep as JSON text is converted to JSON: `any`
+ * values, unknown members of open maps, the whole value of an unknown
+ * variant (known variants leave the union's raw JSON empty); such an item
+ * with no JSON form (a byte string, a tag, undefined, NaN) is APS_E_TYPE.
+ * Strings written in one piece are borrowed from the input unless
+ * options->copy_strings. Not for JSON-only runs: the fast path and the
+ * generated decoders are JSON's; this is the table-driven engine.
+ */
+APS_NODISCARD aps_status aps_schema_decode_cbor(const aps_type *type, const void *cbor, size_t len,
+                                                aps_arena *arena, void *out,
+                                                const aps_decode_options *options, aps_error *err);
+
+/*
+ * Writes `value` as one CBOR item in preferred serialization (definite
+ * lengths, shortest heads, floats in the narrowest exact width), as
+ * aps_schema_encode writes JSON: members in schema order, then the unknown
+ * members an open map kept; `any` values and raw JSON (an unknown
+ * variant's) converted from their JSON text (aps_json_to_cbor). The same
+ * check first unless options->trusted, the same key spellings. A
+ * deterministic writer sorts the maps. Returns the writer's status or the
+ * check's; a failure part way is left in the writer.
+ */
+APS_NODISCARD aps_status aps_schema_encode_cbor(const aps_type *type, const void *value,
+                                                aps_cbor_writer *w,
+                                                const aps_encode_options *options, aps_error *err);
 
 /*
  * Checks a C value (built by an application, or decoded) against every

@@ -1,0 +1,880 @@
+/*
+ * schema_cbor_decode.c - decodes CBOR into C values described by aps_type
+ * descriptors (see aps/schema.h, aps_schema_decode_cbor).
+ *
+ * The same descriptors and the same rules as the JSON decoder, over the
+ * CBOR pull reader: members by name in either spelling, choices by their
+ * discriminant (wherever it comes in the map), by kind, or by trial,
+ * literals, ranges, sizes and patterns checked while decoding. What the C
+ * types keep as JSON text (`any` values, unknown members, the value of an
+ * unknown variant) is converted to JSON (aps_cbor_to_json), so a value
+ * means the same decoded from either format and encodes to either. An
+ * item JSON cannot hold there (a byte string inside an `any`) is refused.
+ */
+#include "aps/cbor.h"
+#include "schema_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct cbor_dctx {
+    aps_cbor_reader *r;
+    aps_arena *arena;
+    aps_error *err;
+    aps_key_case key_case;
+    bool strict;
+    size_t depth;
+    aps_json_writer json; /* scratch for JSON conversions (malloc), each copied into the arena */
+} cbor_dctx;
+
+static aps_status decode_value(cbor_dctx *c, const aps_type *t, void *out);
+
+static aps_status fail_nomem(cbor_dctx *c)
+{
+    return aps_cbor_reader_fail(c->r, c->err, APS_E_NOMEM, "out of memory (arena)");
+}
+
+/* Grows an arena block of `cap` items of `size` bytes to hold at least one more. */
+static void *grow_items(cbor_dctx *c, void *items, size_t *cap, size_t size)
+{
+    size_t ncap = *cap != 0 ? *cap * 2 : 4;
+    void *p;
+    if (ncap > SIZE_MAX / size)
+        return NULL;
+    p = aps_arena_realloc(c->arena, items, *cap * size, ncap * size, APS_ARENA_ALIGN);
+    if (p != NULL)
+        *cap = ncap;
+    return p;
+}
+
+/* The next item as JSON text in the arena: what `any` and unknown members keep. */
+static aps_status read_as_json(cbor_dctx *c, aps_json_raw *out)
+{
+    aps_status st;
+    char *copy;
+    aps_json_writer_reset(&c->json);
+    if ((st = aps_cbor_to_json(c->r, &c->json, c->err)) != APS_OK)
+        return st;
+    if ((st = aps_json_writer_finish(&c->json, NULL)) != APS_OK)
+        return aps_cbor_reader_fail(c->r, c->err, st, "converting to JSON failed: %s", aps_status_str(st));
+    copy = (char *)aps_arena_alloc_aligned(c->arena, aps_json_writer_len(&c->json), 1);
+    if (copy == NULL)
+        return fail_nomem(c);
+    memcpy(copy, aps_json_writer_data(&c->json), aps_json_writer_len(&c->json));
+    out->ptr = copy;
+    out->len = aps_json_writer_len(&c->json);
+    return APS_OK;
+}
+
+/* ---- scalars ------------------------------------------------------------------- */
+
+/* An integer's decimal text, for messages and integer enumerations. */
+static size_t integer_text(char *buf, size_t cap, int neg, uint64_t v)
+{
+    if (!neg)
+        return (size_t)snprintf(buf, cap, "%llu", (unsigned long long)v);
+    if (v == UINT64_MAX)
+        return (size_t)snprintf(buf, cap, "-18446744073709551616");
+    return (size_t)snprintf(buf, cap, "-%llu", (unsigned long long)v + 1);
+}
+
+static aps_status fail_range(cbor_dctx *c, const aps_type *t, int neg, uint64_t v)
+{
+    char msg[APS_ERROR_MESSAGE_MAX], num[24];
+    size_t n = integer_text(num, sizeof num, neg, v);
+    aps_schema_priv_int_range(msg, sizeof msg, t, num, n);
+    return aps_cbor_reader_fail(c->r, c->err, APS_E_RANGE, "%s", msg);
+}
+
+static aps_status decode_int(cbor_dctx *c, const aps_type *t, int64_t *out)
+{
+    int neg;
+    uint64_t v;
+    int64_t i;
+    aps_status st = aps_cbor_read_integer(c->r, &neg, &v, c->err);
+    if (st != APS_OK)
+        return st;
+    if (v > (uint64_t)INT64_MAX) {
+        char num[24];
+        integer_text(num, sizeof num, neg, v);
+        return aps_cbor_reader_fail(c->r, c->err, APS_E_RANGE, "integer %s is outside the 64-bit signed range", num);
+    }
+    i = neg ? -1 - (int64_t)v : (int64_t)v;
+    if (i < t->u.i.min || i > t->u.i.max)
+        return fail_range(c, t, neg, v);
+    *out = i;
+    return APS_OK;
+}
+
+static aps_status decode_uint(cbor_dctx *c, const aps_type *t, uint64_t *out)
+{
+    int neg;
+    uint64_t v;
+    aps_status st = aps_cbor_read_integer(c->r, &neg, &v, c->err);
+    if (st != APS_OK)
+        return st;
+    if (neg || v < t->u.u.min || v > t->u.u.max || (v & t->u.u.forbidden_bits) != 0)
+        return fail_range(c, t, neg, v);
+    *out = v;
+    return APS_OK;
+}
+
+/*
+ * A number: CDDL's `float` and `number` share the C double, and a JSON
+ * number carries no width, so both read a float of any width or an integer
+ * (as the nearest double), as the JSON decoder reads any number.
+ */
+static aps_status read_number(cbor_dctx *c, double *out)
+{
+    aps_cbor_type k = aps_cbor_peek(c->r);
+    if (k == APS_CBOR_UINT || k == APS_CBOR_NEGINT) {
+        int neg;
+        uint64_t v;
+        aps_status st = aps_cbor_read_integer(c->r, &neg, &v, c->err);
+        if (st == APS_OK)
+            *out = neg ? -1.0 - (double)v : (double)v;
+        return st;
+    }
+    return aps_cbor_read_float(c->r, out, NULL, c->err);
+}
+
+static aps_status decode_float(cbor_dctx *c, const aps_type *t, double *out)
+{
+    double v;
+    aps_status st = read_number(c, &v);
+    if (st != APS_OK)
+        return st;
+    if (v != v || v - v != 0) /* NaN or an infinity: no JSON number holds it, nor the C value's checks */
+        return aps_cbor_reader_fail(c->r, c->err, APS_E_RANGE, "expected a finite number; got %s",
+                                    v != v ? "NaN" : "an infinity");
+    if (t->u.f.has_min || t->u.f.has_max) {
+        char msg[APS_ERROR_MESSAGE_MAX];
+        if ((st = aps_schema_priv_check_float(t, v, msg, sizeof msg)) != APS_OK)
+            return aps_cbor_reader_fail(c->r, c->err, st, "%s", msg);
+    }
+    *out = v;
+    return APS_OK;
+}
+
+static aps_status decode_text(cbor_dctx *c, const aps_type *t, aps_slice *out)
+{
+    aps_slice s;
+    aps_status st = aps_cbor_read_text(c->r, &s, c->err);
+    if (st != APS_OK)
+        return st;
+    if (aps_schema_priv_text_constrained(t, s.len)) {
+        char msg[APS_ERROR_MESSAGE_MAX];
+        if ((st = aps_schema_priv_check_text(t, s.ptr, s.len, msg, sizeof msg)) != APS_OK)
+            return aps_cbor_reader_fail(c->r, c->err, st, "%s", msg);
+    }
+    *out = s;
+    return APS_OK;
+}
+
+static aps_status fail_one_of(cbor_dctx *c, const aps_literal *values, size_t n, const aps_type *other,
+                              const char *got, size_t got_len, bool quote)
+{
+    char list[APS_ERROR_MESSAGE_MAX], q[96];
+    aps_schema_priv_one_of(list, sizeof list, values, n, other);
+    if (quote)
+        aps_schema_priv_quote(q, sizeof q, got, got_len, '"');
+    else
+        snprintf(q, sizeof q, "%.*s", (int)got_len, got);
+    return aps_cbor_reader_fail(c->r, c->err, APS_E_UNKNOWN, "%s; got %s", list, q);
+}
+
+static aps_status decode_enum(cbor_dctx *c, const aps_type *t, void *out)
+{
+    aps_slice s;
+    char num[24];
+    int k;
+    aps_status st;
+    bool ints = aps_schema_priv_enum_of_ints(t);
+    if (ints) { /* integer values are found by their decimal text, as JSON writes them */
+        int neg;
+        uint64_t v;
+        if ((st = aps_cbor_read_integer(c->r, &neg, &v, c->err)) != APS_OK)
+            return st;
+        s.len = integer_text(num, sizeof num, neg, v);
+        s.ptr = num;
+    } else if ((st = aps_cbor_read_text(c->r, &s, c->err)) != APS_OK) {
+        return st;
+    }
+    if ((k = aps_schema_enum_find(t, s.ptr, s.len)) > 0) {
+        *(int *)out = k;
+        return APS_OK;
+    }
+    if (!ints && t->u.enm.other != NULL) {
+        char msg[APS_ERROR_MESSAGE_MAX];
+        if (aps_schema_priv_check_text(t->u.enm.other, s.ptr, s.len, msg, sizeof msg) == APS_OK) {
+            *(int *)out = 0;
+            *APS_AT(out, t->u.enm.other_offset, aps_slice) = s;
+            return APS_OK;
+        }
+    }
+    return fail_one_of(c, t->u.enm.values, t->u.enm.count, t->u.enm.other, s.ptr, s.len, !ints);
+}
+
+static aps_status fail_literal(cbor_dctx *c, const aps_literal *lit, const char *got)
+{
+    char want[96];
+    return aps_cbor_reader_fail(c->r, c->err, APS_E_UNKNOWN, "expected %s; got %s",
+                                aps_schema_priv_literal(want, sizeof want, lit), got);
+}
+
+static aps_status decode_literal(cbor_dctx *c, const aps_literal *lit)
+{
+    aps_status st;
+    char got[96];
+    switch (lit->kind) {
+    case APS_LIT_TEXT: {
+        aps_slice s;
+        if ((st = aps_cbor_read_text(c->r, &s, c->err)) != APS_OK)
+            return st;
+        if (!aps_schema_priv_text_is(lit, s.ptr, s.len))
+            return fail_literal(c, lit, aps_schema_priv_quote(got, sizeof got, s.ptr, s.len, '"'));
+        return APS_OK;
+    }
+    case APS_LIT_INT:
+    case APS_LIT_UINT: {
+        int neg;
+        uint64_t v;
+        bool same;
+        if ((st = aps_cbor_read_integer(c->r, &neg, &v, c->err)) != APS_OK)
+            return st;
+        if (lit->kind == APS_LIT_UINT)
+            same = !neg && v == lit->u;
+        else if (lit->i < 0)
+            same = neg && v == (uint64_t)(-1 - lit->i);
+        else
+            same = !neg && v == (uint64_t)lit->i;
+        if (!same)
+            integer_text(got, sizeof got, neg, v);
+        return same ? APS_OK : fail_literal(c, lit, got);
+    }
+    case APS_LIT_FLOAT: {
+        double v;
+        if ((st = read_number(c, &v)) != APS_OK)
+            return st;
+        snprintf(got, sizeof got, "%.17g", v);
+        return v == lit->f ? APS_OK : fail_literal(c, lit, got);
+    }
+    case APS_LIT_BOOL: {
+        int b;
+        if ((st = aps_cbor_read_bool(c->r, &b, c->err)) != APS_OK)
+            return st;
+        return (b != 0) == (lit->i != 0) ? APS_OK : fail_literal(c, lit, b ? "true" : "false");
+    }
+    case APS_LIT_NULL:
+        return aps_cbor_read_null(c->r, c->err);
+    }
+    return aps_cbor_reader_fail(c->r, c->err, APS_E_ARGUMENT, "malformed literal descriptor");
+}
+
+/* ---- arrays and maps ---------------------------------------------------------- */
+
+static aps_status fail_count(cbor_dctx *c, size_t n, size_t min, size_t max, const char *what)
+{
+    if (n < min)
+        return aps_cbor_reader_fail(c->r, c->err, APS_E_RANGE, "expected at least %zu %s%s; got %zu", min, what,
+                                    min == 1 ? "" : "s", n);
+    return aps_cbor_reader_fail(c->r, c->err, APS_E_RANGE, "expected at most %zu %s%s; got %zu", max, what,
+                                max == 1 ? "" : "s", n);
+}
+
+static aps_status decode_array(cbor_dctx *c, const aps_type *t, aps_array *out)
+{
+    const aps_type *et = t->u.arr.elem;
+    size_t es = et->size, n = 0, cap = 0;
+    char *items = NULL;
+    size_t start = aps_cbor_reader_offset(c->r);
+    int more;
+    aps_status st = aps_cbor_read_array(c->r, NULL, c->err);
+    if (st != APS_OK)
+        return st;
+    while ((st = aps_cbor_next_element(c->r, &more, c->err)) == APS_OK && more) {
+        if (n >= t->u.arr.max) { /* counted, not stored: the error names the array */
+            if ((st = aps_cbor_skip(c->r, c->err)) != APS_OK)
+                return st;
+            n++;
+            continue;
+        }
+        if (es != 0) {
+            if (n == cap && (items = (char *)grow_items(c, items, &cap, es)) == NULL)
+                return fail_nomem(c);
+            memset(items + n * es, 0, es);
+        }
+        if ((st = decode_value(c, et, es != 0 ? items + n * es : NULL)) != APS_OK)
+            return st;
+        n++;
+    }
+    if (st != APS_OK)
+        return st;
+    if (n < t->u.arr.min || n > t->u.arr.max) {
+        c->r->item_start = start;
+        return fail_count(c, n, t->u.arr.min, t->u.arr.max, "element");
+    }
+    out->items = items;
+    out->count = n;
+    return APS_OK;
+}
+
+/* The text of a canonical key; false when the key is no text string. */
+static bool key_text(aps_cbor_raw key, aps_slice *out)
+{
+    size_t head;
+    if (aps_cbor_raw_type(key) != APS_CBOR_TEXT)
+        return false;
+    head = key.ptr[0] < 0x78 ? 1 : key.ptr[0] == 0x78 ? 2 : key.ptr[0] == 0x79 ? 3 : key.ptr[0] == 0x7a ? 5 : 9;
+    out->ptr = (const char *)key.ptr + head;
+    out->len = key.len - head;
+    return true;
+}
+
+static aps_status fail_key(cbor_dctx *c)
+{
+    return aps_cbor_reader_fail(c->r, c->err, APS_E_TYPE, "expected a text string as the member name");
+}
+
+static aps_status decode_map(cbor_dctx *c, const aps_type *t, aps_array *out)
+{
+    size_t es = t->u.map.entry_size, n = 0, cap = 0;
+    size_t start = aps_cbor_reader_offset(c->r);
+    char *items = NULL;
+    aps_cbor_raw key;
+    aps_slice k;
+    int more;
+    aps_status st = aps_cbor_read_map(c->r, NULL, c->err);
+    if (st != APS_OK)
+        return st;
+    while ((st = aps_cbor_next_entry(c->r, &key, &more, c->err)) == APS_OK && more) {
+        if (!key_text(key, &k))
+            return fail_key(c);
+        if (n >= t->u.map.max) {
+            if ((st = aps_cbor_skip(c->r, c->err)) != APS_OK)
+                return st;
+            n++;
+            continue;
+        }
+        if (n == cap && (items = (char *)grow_items(c, items, &cap, es)) == NULL)
+            return fail_nomem(c);
+        memset(items + n * es, 0, es);
+        *(aps_slice *)(void *)(items + n * es) = k;
+        if ((st = decode_value(c, t->u.map.value, items + n * es + t->u.map.value_offset)) != APS_OK)
+            return st;
+        n++;
+    }
+    if (st != APS_OK)
+        return st;
+    if (n < t->u.map.min || n > t->u.map.max) {
+        c->r->item_start = start;
+        return fail_count(c, n, t->u.map.min, t->u.map.max, "member");
+    }
+    out->items = items;
+    out->count = n;
+    return APS_OK;
+}
+
+/* ---- structs ------------------------------------------------------------------- */
+
+/* The field of f[0..n) named `k` in the key case; SIZE_MAX when none is. */
+static size_t find_field(const aps_field *f, size_t n, aps_slice k, aps_key_case kc)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        if (kc != APS_CASE_SNAKE && f[i].key_len == k.len && memcmp(f[i].key, k.ptr, k.len) == 0)
+            return i;
+        if (kc != APS_CASE_SCHEMA && f[i].snake != NULL && f[i].snake_len == k.len &&
+            memcmp(f[i].snake, k.ptr, k.len) == 0)
+            return i;
+    }
+    return SIZE_MAX;
+}
+
+/* Is `k` the discriminant `u` chooses by, in the key case? */
+static bool is_disc(const aps_type *u, aps_slice k, aps_key_case kc)
+{
+    const aps_type *a = u->u.un.nalts > 0 ? u->u.un.alts[0] : NULL;
+    size_t i;
+    if (a != NULL && a->kind == APS_K_STRUCT) {
+        for (i = 0; i < a->u.st.nfields; i++) {
+            const aps_field *f = &a->u.st.fields[i];
+            if (strcmp(f->key, u->u.un.disc_key) == 0)
+                return find_field(f, 1, k, kc) == 0;
+        }
+    }
+    return strlen(u->u.un.disc_key) == k.len && memcmp(u->u.un.disc_key, k.ptr, k.len) == 0;
+}
+
+/*
+ * Finds the alternative of discriminated union `u` for the map being read
+ * (entered already), whose discriminant may come anywhere: reads ahead to
+ * it and comes back. *kind: 1 + alternative, or 0 for an unknown value
+ * (an error when strict).
+ */
+static aps_status pick_variant(cbor_dctx *c, const aps_type *u, int *kind)
+{
+    aps_cbor_pos pos;
+    aps_cbor_raw key;
+    aps_slice k, val;
+    int more;
+    size_t i;
+    aps_status st;
+    aps_cbor_reader_save(c->r, &pos);
+    for (;;) {
+        if ((st = aps_cbor_next_entry(c->r, &key, &more, c->err)) != APS_OK)
+            return st;
+        if (!more) {
+            aps_cbor_reader_restore(c->r, &pos);
+            return aps_cbor_reader_fail(c->r, c->err, APS_E_MISSING, "missing required member '%s'",
+                                        u->u.un.disc_key);
+        }
+        if (key_text(key, &k) && is_disc(u, k, c->key_case))
+            break;
+        if ((st = aps_cbor_skip(c->r, c->err)) != APS_OK)
+            return st;
+    }
+    if ((st = aps_cbor_read_text(c->r, &val, c->err)) != APS_OK)
+        return st;
+    *kind = 0;
+    for (i = 0; i < u->u.un.nalts; i++) {
+        if (aps_schema_priv_text_is(&u->u.un.disc[i], val.ptr, val.len)) {
+            *kind = (int)(i + 1);
+            break;
+        }
+    }
+    if (*kind == 0 && c->strict)
+        return fail_one_of(c, u->u.un.disc, u->u.un.nalts, NULL, val.ptr, val.len, true);
+    aps_cbor_reader_restore(c->r, &pos);
+    return APS_OK;
+}
+
+static aps_status decode_field(cbor_dctx *c, const aps_field *f, char *base)
+{
+    aps_status st;
+    unsigned fl = f->flags;
+    if ((fl & APS_F_NULLABLE) && aps_cbor_peek(c->r) == APS_CBOR_NULL) {
+        if ((st = aps_cbor_read_null(c->r, c->err)) != APS_OK)
+            return st;
+        *APS_AT(base, f->null_offset, bool) = true;
+    } else if (fl & APS_F_LITERAL) {
+        if ((st = decode_literal(c, &f->type->u.lit)) != APS_OK)
+            return st;
+    } else if ((st = decode_value(c, f->type, base + f->offset)) != APS_OK) {
+        return st;
+    }
+    if (fl & APS_F_OPTIONAL)
+        *APS_AT(base, f->present_offset, bool) = true;
+    return APS_OK;
+}
+
+/*
+ * Keeps an unknown member as JSON text. With a typed tail (`* text => T`)
+ * the value must also decode as T, into scratch space given back after.
+ */
+static aps_status keep_extra(cbor_dctx *c, const aps_type *t, aps_json_members *x, size_t *cap, aps_slice key)
+{
+    aps_json_raw raw;
+    aps_status st;
+    if (t->u.st.extras_type != NULL) {
+        const aps_type *xt = t->u.st.extras_type;
+        aps_cbor_pos pos;
+        void *scratch;
+        aps_cbor_reader_save(c->r, &pos);
+        if ((scratch = aps_arena_alloc(c->arena, xt->size)) == NULL)
+            return fail_nomem(c);
+        memset(scratch, 0, xt->size);
+        if ((st = decode_value(c, xt, scratch)) != APS_OK)
+            return st;
+        aps_cbor_reader_restore(c->r, &pos);
+    }
+    if ((st = read_as_json(c, &raw)) != APS_OK)
+        return st;
+    if (x->count == *cap) {
+        aps_json_member *items = (aps_json_member *)grow_items(c, x->items, cap, sizeof *items);
+        if (items == NULL)
+            return fail_nomem(c);
+        x->items = items;
+    }
+    x->items[x->count].key = key;
+    x->items[x->count].value = raw;
+    x->count++;
+    return APS_OK;
+}
+
+/* A bit per field seen, the envelope's own first: one word, or arena words past 64. */
+typedef struct cbor_seen {
+    uint64_t small;
+    uint64_t *big;
+} cbor_seen;
+
+static bool see(cbor_seen *s, size_t i)
+{
+    uint64_t *w = s->big != NULL ? &s->big[i / 64] : &s->small, bit = (uint64_t)1 << (i % 64);
+    bool was = (*w & bit) != 0;
+    *w |= bit;
+    return was;
+}
+
+static bool seen(const cbor_seen *s, size_t i)
+{
+    return ((s->big != NULL ? s->big[i / 64] : s->small) >> (i % 64)) & 1u;
+}
+
+static aps_status fail_member(cbor_dctx *c, aps_status code, const char *what, aps_slice key)
+{
+    char q[96];
+    return aps_cbor_reader_fail(c->r, c->err, code, "%s %s", what,
+                                aps_schema_priv_quote(q, sizeof q, key.ptr, key.len, '\''));
+}
+
+static aps_status check_required(cbor_dctx *c, const aps_field *f, size_t n, size_t first, const cbor_seen *s)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        if (!(f[i].flags & APS_F_OPTIONAL) && !seen(s, first + i))
+            return aps_cbor_reader_fail(c->r, c->err, APS_E_MISSING, "missing required member '%s'",
+                                        aps_schema_priv_key(&f[i], c->key_case));
+    }
+    return APS_OK;
+}
+
+/*
+ * Decodes the members of a map already entered (its head at `start`) into
+ * the struct at base, with the members of its variant union inlined.
+ */
+static aps_status struct_body(cbor_dctx *c, const aps_type *t, char *base, size_t start)
+{
+    const aps_type *vt = t->u.st.variants, *alt = NULL;
+    const aps_field *pf = t->u.st.fields, *af = NULL;
+    size_t np = t->u.st.nfields, na = 0, xcap = 0, i, total = np;
+    char *abase = NULL;
+    cbor_seen s;
+    aps_json_members *extras = t->u.st.open ? APS_AT(base, t->u.st.extras_offset, aps_json_members) : NULL;
+    int kind = 0, more;
+    aps_cbor_raw rkey;
+    aps_slice key;
+    aps_status st;
+    s.small = 0;
+    s.big = NULL;
+    if (vt != NULL) {
+        for (i = 0; i < vt->u.un.nalts; i++)
+            if (np + vt->u.un.alts[i]->u.st.nfields > total)
+                total = np + vt->u.un.alts[i]->u.st.nfields;
+    }
+    if (total > 64) {
+        size_t words = (total + 63) / 64;
+        if ((s.big = (uint64_t *)aps_arena_alloc(c->arena, words * sizeof *s.big)) == NULL)
+            return fail_nomem(c);
+        memset(s.big, 0, words * sizeof *s.big);
+    }
+    if (vt != NULL) {
+        if ((st = pick_variant(c, vt, &kind)) != APS_OK)
+            return st;
+        *APS_AT(base, t->u.st.variants_offset + vt->u.un.kind_offset, int) = kind;
+        if (kind > 0) {
+            alt = vt->u.un.alts[kind - 1];
+            af = alt->u.st.fields;
+            na = alt->u.st.nfields;
+            abase = base + t->u.st.variants_offset + vt->u.un.payload_offset;
+        }
+    }
+    while ((st = aps_cbor_next_entry(c->r, &rkey, &more, c->err)) == APS_OK && more) {
+        const aps_field *f;
+        char *fbase = base;
+        if (!key_text(rkey, &key))
+            return fail_key(c);
+        if ((i = find_field(pf, np, key, c->key_case)) != SIZE_MAX) {
+            f = &pf[i];
+        } else if (na != 0 && (i = find_field(af, na, key, c->key_case)) != SIZE_MAX) {
+            f = &af[i];
+            fbase = abase;
+            i += np;
+        } else if (extras != NULL) {
+            if ((st = keep_extra(c, t, extras, &xcap, key)) != APS_OK)
+                return st;
+            continue;
+        } else if (vt != NULL && kind == 0) {
+            if ((st = aps_cbor_skip(c->r, c->err)) != APS_OK)
+                return st;
+            continue;
+        } else {
+            return fail_member(c, APS_E_UNKNOWN, "unknown member", key);
+        }
+        if (see(&s, i))
+            return fail_member(c, APS_E_DUPLICATE, "duplicate member (given in both spellings)", key);
+        if ((st = decode_field(c, f, fbase)) != APS_OK)
+            return st;
+    }
+    if (st != APS_OK)
+        return st;
+    c->r->item_start = start;
+    if ((st = check_required(c, pf, np, 0, &s)) != APS_OK || (st = check_required(c, af, na, np, &s)) != APS_OK)
+        return st;
+    if (extras != NULL &&
+        (extras->count < t->u.st.extras_min || (t->u.st.extras_max != 0 && extras->count > t->u.st.extras_max)))
+        return fail_count(c, extras->count, t->u.st.extras_min, t->u.st.extras_max, "extra member");
+    return APS_OK;
+}
+
+/*
+ * The JSON text of the item whose bytes are [from, to) of the input (an
+ * unknown variant's whole map), through a reader of its own: what was
+ * decoded from it meanwhile stays in the arena.
+ */
+static aps_status json_of_range(cbor_dctx *c, size_t from, size_t to, aps_json_raw *raw)
+{
+    aps_cbor_reader sub;
+    aps_cbor_reader *outer = c->r;
+    aps_status st;
+    aps_cbor_reader_init(&sub, outer->begin + from, to - from, c->arena, NULL);
+    c->r = &sub;
+    st = read_as_json(c, raw);
+    c->r = outer;
+    return st;
+}
+
+static aps_status decode_struct(cbor_dctx *c, const aps_type *t, char *out)
+{
+    size_t start = aps_cbor_reader_offset(c->r);
+    const aps_type *vt = t->u.st.variants;
+    aps_status st;
+    if ((st = aps_cbor_read_map(c->r, NULL, c->err)) != APS_OK || (st = struct_body(c, t, out, start)) != APS_OK)
+        return st;
+    if (vt != NULL && *APS_AT(out, t->u.st.variants_offset + vt->u.un.kind_offset, int) == 0)
+        return json_of_range(c, start, aps_cbor_reader_offset(c->r),
+                             APS_AT(out, t->u.st.variants_offset + vt->u.un.raw_offset, aps_json_raw));
+    return APS_OK;
+}
+
+/* ---- unions ---------------------------------------------------------------------- */
+
+static void set_kind(const aps_type *t, char *out, int kind)
+{
+    aps_json_raw *raw = APS_AT(out, t->u.un.raw_offset, aps_json_raw);
+    *APS_AT(out, t->u.un.kind_offset, int) = kind;
+    raw->ptr = NULL;
+    raw->len = 0;
+}
+
+static aps_status decode_discriminated(cbor_dctx *c, const aps_type *t, char *out)
+{
+    size_t start = aps_cbor_reader_offset(c->r);
+    int kind = 0;
+    aps_status st;
+    if ((st = aps_cbor_read_map(c->r, NULL, c->err)) != APS_OK || (st = pick_variant(c, t, &kind)) != APS_OK)
+        return st;
+    if (kind == 0) { /* kept as JSON, the whole map */
+        int more;
+        aps_cbor_raw key;
+        while ((st = aps_cbor_next_entry(c->r, &key, &more, c->err)) == APS_OK && more)
+            if ((st = aps_cbor_skip(c->r, c->err)) != APS_OK)
+                return st;
+        if (st != APS_OK)
+            return st;
+        set_kind(t, out, 0);
+        return json_of_range(c, start, aps_cbor_reader_offset(c->r), APS_AT(out, t->u.un.raw_offset, aps_json_raw));
+    }
+    if (t->u.un.alts[kind - 1]->kind != APS_K_STRUCT)
+        return aps_cbor_reader_fail(c->r, c->err, APS_E_ARGUMENT,
+                                    "schema error: alternative %d of a discriminated union is no struct", kind);
+    if ((st = struct_body(c, t->u.un.alts[kind - 1], out + t->u.un.payload_offset, start)) != APS_OK)
+        return st;
+    set_kind(t, out, kind);
+    return APS_OK;
+}
+
+static aps_status decode_untagged(cbor_dctx *c, const aps_type *t, char *out)
+{
+    aps_error *caller = c->err, best, cur;
+    aps_cbor_pos pos;
+    size_t i;
+    aps_status st, best_st = APS_E_TYPE;
+    bool have = false;
+    aps_cbor_reader_save(c->r, &pos);
+    for (i = 0; i < t->u.un.nalts; i++) {
+        const aps_type *alt = t->u.un.alts[i];
+        memset(out + t->u.un.payload_offset, 0, alt->size);
+        aps_error_clear(&cur);
+        c->err = &cur;
+        st = decode_value(c, alt, out + t->u.un.payload_offset);
+        c->err = caller;
+        if (st == APS_OK) {
+            set_kind(t, out, (int)(i + 1));
+            return APS_OK;
+        }
+        if (st == APS_E_NOMEM || st == APS_E_LIMIT || st == APS_E_DEPTH || st == APS_E_SYNTAX || st == APS_E_UTF8 ||
+            st == APS_E_ARGUMENT) { /* the bytes themselves, or the machine: no alternative can do better */
+            if (caller != NULL && caller->code == APS_OK)
+                *caller = cur;
+            return st;
+        }
+        if (!have || cur.offset > best.offset) {
+            best = cur;
+            best_st = st;
+            have = true;
+        }
+        aps_cbor_reader_restore(c->r, &pos);
+    }
+    if (!have)
+        return aps_cbor_reader_fail(c->r, caller, APS_E_TYPE, "%s has no alternatives",
+                                    t->name != NULL ? t->name : "the choice");
+    if (caller != NULL && caller->code == APS_OK) {
+        aps_error_set(caller, best_st, best.offset, "no alternative of %s matches: %s",
+                      t->name != NULL ? t->name : "the choice", best.message);
+        aps_error_set_pointer(caller, best.pointer);
+    }
+    return best_st;
+}
+
+/* The JSON kind a CBOR item would have as JSON, and whether it is an integer. */
+static aps_json_kind json_kind(const aps_cbor_reader *r, bool *is_int)
+{
+    *is_int = false;
+    switch (aps_cbor_peek(r)) {
+    case APS_CBOR_UINT:
+    case APS_CBOR_NEGINT: *is_int = true; return APS_JSON_NUMBER;
+    case APS_CBOR_FLOAT: return APS_JSON_NUMBER;
+    case APS_CBOR_TEXT: return APS_JSON_STRING;
+    case APS_CBOR_ARRAY: return APS_JSON_ARRAY;
+    case APS_CBOR_MAP: return APS_JSON_OBJECT;
+    case APS_CBOR_BOOL: return APS_JSON_BOOL;
+    case APS_CBOR_NULL: return APS_JSON_NULL;
+    default: return APS_JSON_INVALID;
+    }
+}
+
+static aps_status decode_by_kind(cbor_dctx *c, const aps_type *t, char *out)
+{
+    bool is_int;
+    aps_json_kind jk = json_kind(c->r, &is_int);
+    size_t i, j;
+    aps_status st;
+    for (i = 0; i < t->u.un.nalts; i++) {
+        const aps_type *alt = t->u.un.alts[i];
+        if (!aps_schema_priv_kind_fits(alt, jk, is_int, 0))
+            continue;
+        if (alt->kind == APS_K_LITERAL) {
+            /* a literal that does not hold leaves the value to a later alternative of its kind */
+            for (j = i + 1; j < t->u.un.nalts && !aps_schema_priv_kind_fits(t->u.un.alts[j], jk, is_int, 0); j++)
+                ;
+            if (j < t->u.un.nalts) {
+                aps_cbor_pos pos;
+                aps_error cur;
+                aps_error_clear(&cur);
+                aps_cbor_reader_save(c->r, &pos);
+                st = decode_literal(c, &alt->u.lit);
+                /* the error's text is the caller's only if it is not "another literal" */
+                if (st == APS_E_UNKNOWN) {
+                    aps_error_clear(c->err);
+                    aps_cbor_reader_restore(c->r, &pos);
+                    continue;
+                }
+                if (st != APS_OK)
+                    return st;
+                set_kind(t, out, (int)(i + 1));
+                return APS_OK;
+            }
+        }
+        if ((st = decode_value(c, alt, out + t->u.un.payload_offset)) != APS_OK)
+            return st;
+        set_kind(t, out, (int)(i + 1));
+        return APS_OK;
+    }
+    if (jk == APS_JSON_INVALID) {
+        /* malformed bytes are a syntax error; an item JSON lacks, a wrong kind */
+        if ((st = aps_cbor_skip(c->r, c->err)) != APS_OK)
+            return st;
+    }
+    return aps_cbor_reader_fail(c->r, c->err, APS_E_TYPE, "no alternative of %s takes this kind of item",
+                                t->name != NULL ? t->name : "the choice");
+}
+
+/* ---- dispatch --------------------------------------------------------------------- */
+
+static aps_status decode_nested(cbor_dctx *c, const aps_type *t, char *out)
+{
+    aps_status st;
+    if (++c->depth > APS_SCHEMA_MAX_DEPTH)
+        return aps_cbor_reader_fail(c->r, c->err, APS_E_DEPTH, "typed values nested deeper than %d levels",
+                                    APS_SCHEMA_MAX_DEPTH);
+    switch (t->kind) {
+    case APS_K_STRUCT: st = decode_struct(c, t, out); break;
+    case APS_K_ARRAY: st = decode_array(c, t, (aps_array *)(void *)out); break;
+    case APS_K_MAP: st = decode_map(c, t, (aps_array *)(void *)out); break;
+    default:
+        switch (t->u.un.cls) {
+        case APS_U_DISCRIMINATED: st = decode_discriminated(c, t, out); break;
+        case APS_U_KIND: st = decode_by_kind(c, t, out); break;
+        default: st = decode_untagged(c, t, out); break;
+        }
+    }
+    c->depth--;
+    return st;
+}
+
+static aps_status decode_value(cbor_dctx *c, const aps_type *t, void *out)
+{
+    aps_status st;
+    c->r->item_start = aps_cbor_reader_offset(c->r);
+    switch (t->kind) {
+    case APS_K_ANY:
+        return read_as_json(c, (aps_json_raw *)out);
+    case APS_K_BOOL: {
+        int b;
+        if ((st = aps_cbor_read_bool(c->r, &b, c->err)) == APS_OK)
+            *(bool *)out = b != 0;
+        return st;
+    }
+    case APS_K_INT: return decode_int(c, t, (int64_t *)out);
+    case APS_K_UINT: return decode_uint(c, t, (uint64_t *)out);
+    case APS_K_FLOAT: return decode_float(c, t, (double *)out);
+    case APS_K_TEXT: return decode_text(c, t, (aps_slice *)out);
+    case APS_K_LITERAL: return decode_literal(c, &t->u.lit);
+    case APS_K_ENUM: return decode_enum(c, t, out);
+    case APS_K_STRUCT:
+    case APS_K_ARRAY:
+    case APS_K_MAP:
+    case APS_K_UNION:
+        return decode_nested(c, t, (char *)out);
+    }
+    return aps_cbor_reader_fail(c->r, c->err, APS_E_ARGUMENT, "malformed type descriptor");
+}
+
+/* ---- entry point ------------------------------------------------------------------ */
+
+aps_status aps_schema_decode_cbor(const aps_type *type, const void *cbor, size_t len, aps_arena *arena,
+                                  void *out, const aps_decode_options *options, aps_error *err)
+{
+    cbor_dctx c;
+    aps_cbor_reader r;
+    aps_cbor_reader_options ro;
+    aps_status st;
+    aps_error_clear(err);
+    if (type == NULL || arena == NULL || (out == NULL && type->size != 0) || (cbor == NULL && len != 0))
+        return aps_error_set(err, APS_E_ARGUMENT, SIZE_MAX, "no type, arena, input or output");
+    if (options != NULL && options->copy_strings && len > 0) {
+        void *copy = aps_arena_alloc_aligned(arena, len, 16);
+        if (copy == NULL)
+            return aps_error_set(err, APS_E_NOMEM, SIZE_MAX, "out of memory copying the input");
+        memcpy(copy, cbor, len);
+        cbor = copy;
+    }
+    if (type->size != 0)
+        memset(out, 0, type->size);
+    memset(&ro, 0, sizeof ro);
+    ro.max_depth = options != NULL ? options->max_depth : 0;
+    aps_cbor_reader_init(&r, cbor, len, arena, &ro);
+    c.r = &r;
+    c.arena = arena;
+    c.err = err;
+    c.key_case = options != NULL ? options->key_case : APS_CASE_EITHER;
+    c.strict = options != NULL && options->strict;
+    c.depth = 0;
+    aps_json_writer_init(&c.json, NULL);
+    st = decode_value(&c, type, out);
+    if (st == APS_OK)
+        st = aps_cbor_reader_finish(&r, err);
+    aps_json_writer_deinit(&c.json);
+    return st;
+}

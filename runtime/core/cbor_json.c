@@ -211,10 +211,16 @@ aps_status aps_cbor_to_json(aps_cbor_reader *r, aps_json_writer *w, aps_error *e
         double d;
         if ((st = aps_cbor_read_float(r, &d, NULL, err)))
             return st;
+        char num[32];
+        aps_json_raw raw;
         if (isnan(d) || isinf(d))
             return aps_cbor_reader_fail(r, err, APS_E_TYPE, "%s has no JSON form",
                                         isnan(d) ? "NaN" : "an infinity");
-        aps_json_write_double(w, d);
+        /* always with a '.' or an exponent ("1.0", "-0.0"): a float stays a float, and -0.0 keeps its sign,
+           when aps_json_to_cbor reads it back */
+        raw.len = aps_cbor_impl_format_double(d, num);
+        raw.ptr = num;
+        aps_json_write_raw(w, raw);
         return APS_OK;
     }
     case APS_CBOR_BOOL: {

@@ -540,6 +540,23 @@ static aps_status check_required(cbor_dctx *c, const aps_field *f, size_t n, siz
 }
 
 /*
+ * The JSON text of the item whose bytes are [from, to) of the input (an
+ * unknown variant's whole map), through a reader of its own: what was
+ * decoded from it meanwhile stays in the arena.
+ */
+static aps_status json_of_range(cbor_dctx *c, size_t from, size_t to, aps_json_raw *raw)
+{
+    aps_cbor_reader sub;
+    aps_cbor_reader *outer = c->r;
+    aps_status st;
+    aps_cbor_reader_init(&sub, outer->begin + from, to - from, c->arena, NULL);
+    c->r = &sub;
+    st = read_as_json(c, raw);
+    c->r = outer;
+    return st;
+}
+
+/*
  * Decodes the members of a map already entered (its head at `start`) into
  * the struct at base, with the members of its variant union inlined.
  */
@@ -614,37 +631,18 @@ static aps_status struct_body(cbor_dctx *c, const aps_type *t, char *base, size_
     if (extras != NULL &&
         (extras->count < t->u.st.extras_min || (t->u.st.extras_max != 0 && extras->count > t->u.st.extras_max)))
         return fail_count(c, extras->count, t->u.st.extras_min, t->u.st.extras_max, "extra member");
+    /* an unknown variant goes out again as it came in: its whole map, envelope included, as JSON */
+    if (vt != NULL && kind == 0)
+        return json_of_range(c, start, aps_cbor_reader_offset(c->r),
+                             APS_AT(base, t->u.st.variants_offset + vt->u.un.raw_offset, aps_json_raw));
     return APS_OK;
-}
-
-/*
- * The JSON text of the item whose bytes are [from, to) of the input (an
- * unknown variant's whole map), through a reader of its own: what was
- * decoded from it meanwhile stays in the arena.
- */
-static aps_status json_of_range(cbor_dctx *c, size_t from, size_t to, aps_json_raw *raw)
-{
-    aps_cbor_reader sub;
-    aps_cbor_reader *outer = c->r;
-    aps_status st;
-    aps_cbor_reader_init(&sub, outer->begin + from, to - from, c->arena, NULL);
-    c->r = &sub;
-    st = read_as_json(c, raw);
-    c->r = outer;
-    return st;
 }
 
 static aps_status decode_struct(cbor_dctx *c, const aps_type *t, char *out)
 {
     size_t start = aps_cbor_reader_offset(c->r);
-    const aps_type *vt = t->u.st.variants;
-    aps_status st;
-    if ((st = aps_cbor_read_map(c->r, NULL, c->err)) != APS_OK || (st = struct_body(c, t, out, start)) != APS_OK)
-        return st;
-    if (vt != NULL && *APS_AT(out, t->u.st.variants_offset + vt->u.un.kind_offset, int) == 0)
-        return json_of_range(c, start, aps_cbor_reader_offset(c->r),
-                             APS_AT(out, t->u.st.variants_offset + vt->u.un.raw_offset, aps_json_raw));
-    return APS_OK;
+    aps_status st = aps_cbor_read_map(c->r, NULL, c->err);
+    return st != APS_OK ? st : struct_body(c, t, out, start);
 }
 
 /* ---- unions ---------------------------------------------------------------------- */

@@ -628,6 +628,30 @@ static void test_json_conversions(void)
     }
 }
 
+/* A float converts to JSON text that reads back as a float: a '.' or an exponent, -0.0 signed. */
+static void test_float_text(void)
+{
+    static const struct { const char *hex; const char *json; } cases[] = {
+        { "f93c00", "1.0" }, { "f98000", "-0.0" }, { "fb7e37e43c8800759c", "1.0e+300" }, { "f90001", "5.960464477539063e-8" },
+    };
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint8_t in[16];
+        size_t n = unhex(cases[i].hex, in, sizeof in);
+        aps_arena arena;
+        aps_cbor_reader r;
+        aps_json_writer w;
+        aps_arena_init(&arena, NULL);
+        aps_cbor_reader_init(&r, in, n, &arena, NULL);
+        aps_json_writer_init(&w, NULL);
+        CHECK_INT(aps_cbor_to_json(&r, &w, NULL), APS_OK);
+        CHECK(aps_json_writer_len(&w) == strlen(cases[i].json) &&
+              memcmp(aps_json_writer_data(&w), cases[i].json, aps_json_writer_len(&w)) == 0);
+        aps_json_writer_deinit(&w);
+        aps_arena_deinit(&arena);
+    }
+}
+
 /* What JSON does not hold is refused where it is, and nothing else. */
 static void test_no_json_form(void)
 {
@@ -673,5 +697,6 @@ int main(void)
     test_half_exhaustive();
     test_json_conversions();
     test_no_json_form();
+    test_float_text();
     return test_report();
 }

@@ -457,7 +457,8 @@ static inline size_t aps_cbor_writer_len(const aps_cbor_writer *w)
  * Converts the next item of `r` into JSON written to `w` (RFC 8949 section 6.1,
  * for the items JSON holds): integers of the whole 65-bit range as JSON
  * integers, floats as the shortest decimal that reads back as the same
- * double, text strings, arrays, maps whose keys are all text strings (in
+ * double, always with a '.' or an exponent (1.0, -0.0, 1.0e+300: so that
+ * aps_json_to_cbor reads a float back, sign of zero included), text strings, arrays, maps whose keys are all text strings (in
  * their order), false, true, null; and, so that what aps_json_to_cbor
  * wrote comes back digit for digit, a bignum (tags 2 and 3) or a decimal
  * fraction (tag 4) as the exact JSON number it stands for (section 6.1 suggests a

@@ -1,0 +1,226 @@
+/*
+ * client_run.c - the thread client (ap_client.h) against a live server, for
+ * the client-* tests: starts a run on a fresh thread, answers each
+ * interrupt with "approved", and prints every message and tool run the
+ * callbacks deliver as `apstream assemble` prints them, one JSON line each,
+ * in the order they complete. It checks what a line cannot show: each
+ * message's deltas, joined, are the text of its finished blocks, and no
+ * message starts or finishes twice.
+ *
+ *   client_run URL THREAD sse|websocket [last-event-id] [--max-message N] [--timeout MS]
+ *
+ * Exit 0 when the run completed; 1 when the client said an error it could
+ * not work around, or a check failed; 2 for usage. Counts on stderr.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ap_client.h"
+
+#define MAX_MESSAGES 256
+
+typedef struct run {
+    aps_json_writer line;
+    struct {
+        char id[128];
+        char text[16384];     /* the text deltas of block 0, joined */
+        size_t len;
+        int finished;
+    } m[MAX_MESSAGES];
+    size_t n;
+    unsigned long starts, deltas, finishes, tools, interrupts, misses, errors;
+    int failed;
+} run;
+
+static int find(run *r, aps_slice id)
+{
+    size_t i;
+    for (i = 0; i < r->n; i++)
+        if (strlen(r->m[i].id) == id.len && memcmp(r->m[i].id, id.ptr, id.len) == 0)
+            return (int)i;
+    return -1;
+}
+
+static int contains(const char *hay, size_t n, const char *needle, size_t k)
+{
+    size_t i;
+    for (i = 0; i + k <= n; i++)
+        if (memcmp(hay + i, needle, k) == 0)
+            return 1;
+    return 0;
+}
+
+static void on_start(void *user, const ap_client_message_start *m)
+{
+    run *r = user;
+    r->starts++;
+    if (find(r, m->id) >= 0) {
+        fprintf(stderr, "client_run: message %.*s started twice\n", (int)m->id.len, m->id.ptr);
+        r->failed = 1;
+        return;
+    }
+    if (r->n == MAX_MESSAGES || m->id.len >= sizeof r->m[0].id)
+        return;
+    memcpy(r->m[r->n].id, m->id.ptr, m->id.len);
+    r->m[r->n].id[m->id.len] = '\0';
+    r->n++;
+}
+
+static void on_delta(void *user, const aps_asm_message *m, uint64_t index, aps_asm_delta kind, aps_slice text)
+{
+    run *r = user;
+    int i = find(r, aps_asm_message_id(m));
+    r->deltas++;
+    if (i < 0 || kind != APS_ASM_DELTA_TEXT || index != 0)
+        return;
+    if (r->m[i].len + text.len > sizeof r->m[i].text) {
+        r->m[i].len = (size_t)-1; /* too long to check here */
+        return;
+    }
+    if (r->m[i].len != (size_t)-1) {
+        memcpy(r->m[i].text + r->m[i].len, text.ptr, text.len);
+        r->m[i].len += text.len;
+    }
+}
+
+static void print_line(run *r)
+{
+    printf("%.*s\n", (int)aps_json_writer_len(&r->line), aps_json_writer_data(&r->line));
+    aps_json_writer_reset(&r->line);
+}
+
+static void on_finish(void *user, const aps_asm_message *m)
+{
+    run *r = user;
+    int i = find(r, aps_asm_message_id(m));
+    r->finishes++;
+    if (i >= 0 && r->m[i].finished++) {
+        fprintf(stderr, "client_run: message %s finished twice\n", r->m[i].id);
+        r->failed = 1;
+    }
+    aps_asm_message_write(m, &r->line);
+    if (i >= 0 && r->m[i].len > 0 && r->m[i].len != (size_t)-1) {
+        /* block 0's text deltas, joined (as JSON), are in the message as delivered */
+        aps_json_writer joined;
+        aps_json_writer_init(&joined, NULL);
+        aps_json_write_string(&joined, r->m[i].text, r->m[i].len);
+        if (aps_json_writer_status(&joined) != APS_OK ||
+            !contains(aps_json_writer_data(&r->line), aps_json_writer_len(&r->line),
+                      aps_json_writer_data(&joined), aps_json_writer_len(&joined))) {
+            fprintf(stderr, "client_run: message %s: its deltas joined (%.*s) are not its text\n", r->m[i].id,
+                    (int)aps_json_writer_len(&joined), aps_json_writer_data(&joined));
+            r->failed = 1;
+        }
+        aps_json_writer_deinit(&joined);
+    }
+    print_line(r);
+}
+
+static void on_tool(void *user, const aps_asm_tool *t)
+{
+    run *r = user;
+    r->tools++;
+    aps_asm_tool_write(t, &r->line);
+    print_line(r);
+}
+
+static void on_interrupt(void *user, const ap_client_interrupt *in)
+{
+    run *r = user;
+    (void)in;
+    r->interrupts++;
+}
+
+static void on_miss(void *user, uint64_t lost, uint64_t oldest)
+{
+    run *r = user;
+    r->misses++;
+    fprintf(stderr, "client_run: the server missed %llu events (oldest seq %llu)\n", (unsigned long long)lost,
+            (unsigned long long)oldest);
+}
+
+static void on_error(void *user, const aps_error *err)
+{
+    run *r = user;
+    r->errors++;
+    fprintf(stderr, "client_run: %s\n", err->message);
+}
+
+int main(int argc, char **argv)
+{
+    static run r;
+    ap_client_options o;
+    ap_client *c;
+    ap_client_response resp;
+    ap_client_run_end end = AP_CLIENT_RUN_NONE;
+    aps_error err = APS_ERROR_INIT;
+    uint64_t events, repeats, missed;
+    int i, rounds, timeout = 60000;
+    aps_status st;
+    if (argc < 4) {
+        fputs("usage: client_run URL THREAD sse|websocket [last-event-id] [--max-message N] [--timeout MS]\n", stderr);
+        return 2;
+    }
+    memset(&o, 0, sizeof o);
+    o.url = argv[1];
+    o.thread_id = argv[2];
+    o.transport = strcmp(argv[3], "websocket") == 0 ? AP_CLIENT_WEBSOCKET : AP_CLIENT_SSE;
+    for (i = 4; i < argc; i++) {
+        if (strcmp(argv[i], "last-event-id") == 0)
+            o.resume = AP_CLIENT_RESUME_LAST_EVENT_ID;
+        else if (strcmp(argv[i], "--max-message") == 0 && i + 1 < argc)
+            o.max_message = (size_t)strtoul(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc)
+            timeout = atoi(argv[++i]);
+    }
+    o.callbacks.on_message_start = on_start;
+    o.callbacks.on_message_delta = on_delta;
+    o.callbacks.on_message_finish = on_finish;
+    o.callbacks.on_tool = on_tool;
+    o.callbacks.on_interrupt = on_interrupt;
+    o.callbacks.on_miss = on_miss;
+    o.callbacks.on_error = on_error;
+    o.callbacks.user = &r;
+    o.command_timeout_ms = 10000;
+    aps_json_writer_init(&r.line, NULL);
+    if ((c = ap_client_open(&o, &err)) == NULL) {
+        fprintf(stderr, "client_run: %s\n", err.message);
+        return 1;
+    }
+    st = ap_client_run_start(c, "agent", "{\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}]}", &resp, &err);
+    if (st == APS_OK && !resp.ok) {
+        fprintf(stderr, "client_run: run.start refused: %.*s\n", (int)resp.len, resp.json);
+        st = APS_E_STATE;
+    }
+    for (rounds = 0; st == APS_OK && rounds < 10; rounds++) {
+        const ap_client_interrupt *in;
+        st = ap_client_run_until_done(c, timeout, &end, &err);
+        if (st != APS_OK || end != AP_CLIENT_RUN_INTERRUPTED)
+            break;
+        if ((in = ap_client_interrupt_last(c)) == NULL) {
+            fprintf(stderr, "client_run: interrupted, but no interrupt was surfaced\n");
+            st = APS_E_STATE;
+            break;
+        }
+        st = ap_client_respond(c, in, "\"approved\"", &resp, &err);
+        if (st == APS_OK && !resp.ok) {
+            fprintf(stderr, "client_run: input.respond refused: %.*s\n", (int)resp.len, resp.json);
+            st = APS_E_STATE;
+        }
+    }
+    if (st != APS_OK)
+        fprintf(stderr, "client_run: %s: %s\n", aps_status_str(st), err.message);
+    else if (end == AP_CLIENT_RUN_NONE)
+        fprintf(stderr, "client_run: the run did not end in time\n");
+    ap_client_counts(c, &events, &repeats, &missed);
+    ap_client_close(c);
+    fflush(stdout);
+    fprintf(stderr,
+            "client_run: %llu events, %llu repeats dropped, %llu missed; messages %lu started, %lu finished, "
+            "%lu deltas; %lu tools; %lu interrupts\n",
+            (unsigned long long)events, (unsigned long long)repeats, (unsigned long long)missed, r.starts, r.finishes,
+            r.deltas, r.tools, r.interrupts);
+    aps_json_writer_deinit(&r.line);
+    return st == APS_OK && end == AP_CLIENT_RUN_COMPLETED && !r.failed ? 0 : 1;
+}

@@ -552,6 +552,8 @@ static int stream_data(void *user, const char *bytes, size_t len)
     return apc_client_message(c, bytes, len, (aps_slice){ NULL, 0 });
 }
 
+static void schedule_resume(ap_client *c, const char *why);
+
 static int ws_command_text(ap_client *c, uint64_t id, const char *method, const char *params)
 {
     size_t cap = strlen(method) + strlen(params) + 64;
@@ -569,9 +571,14 @@ static int ws_command_text(ap_client *c, uint64_t id, const char *method, const 
 static int open_socket(ap_client *c, int resuming)
 {
     apc_handler h = { stream_data, stream_done, NULL };
+    int refused = 0;
     h.user = c;
-    if ((c->stream = apc_ws_open(c->io, c->thread, "stream/events", &h)) == NULL)
-        return -1;
+    if ((c->stream = apc_ws_open(c->io, c->thread, "stream/events", &h, &refused)) == NULL) {
+        if (!refused)
+            return -1;
+        schedule_resume(c, "libwebsockets would not open a WebSocket");
+        return 0;
+    }
     c->stream_ok = 0;
     if (!c->subscribed)
         return 0;
@@ -1103,6 +1110,22 @@ void ap_client_counts(const ap_client *c, uint64_t *events, uint64_t *repeats, u
         *repeats = c->repeats;
     if (missed != NULL)
         *missed = c->missed;
+}
+
+void apc_client_await(ap_client *c, uint64_t id)
+{
+    c->cmd_id = id;
+    c->cmd_done = 0;
+}
+
+int apc_client_answered(const ap_client *c)
+{
+    return c->cmd_done;
+}
+
+int apc_client_run_ended(const ap_client *c)
+{
+    return c->run_ended;
 }
 
 /* ---- open, close --------------------------------------------------------------- */

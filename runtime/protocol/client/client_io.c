@@ -82,10 +82,8 @@ static void done(apc_conn *c, apc_end end, const char *why)
     d.status = c->status;
     d.why = why;
     d.established = c->established;
-    if (end == APC_END_STATUS || !c->sse) {
-        d.body = c->resp;
-        d.len = c->resp_len;
-    }
+    d.body = c->resp;
+    d.len = c->resp_len;
     if (c->h.on_done != NULL)
         c->h.on_done(c->h.user, &d);
 }
@@ -218,19 +216,21 @@ apc_conn *apc_http_post(apc_io *io, const char *thread, const char *path, const 
 /* A transfer is over: say how. */
 static void http_finished(apc_conn *c, CURLcode rc)
 {
+    const char *why = rc != CURLE_OK ? curl_easy_strerror(rc) : NULL;
+    c->status = 0;
     curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &c->status);
     if (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST)
-        done(c, APC_END_UNREACHABLE, curl_easy_strerror(rc));
+        done(c, APC_END_UNREACHABLE, why);
     else if (c->stopped)
-        done(c, APC_END_STOPPED, NULL);
+        done(c, APC_END_STOPPED, why);
     else if (c->too_big)
-        done(c, APC_END_TOO_LARGE, NULL);
+        done(c, APC_END_TOO_LARGE, why);
     else if (c->sse && rc == CURLE_OK && c->status != 200)
-        done(c, APC_END_STATUS, NULL);
+        done(c, APC_END_STATUS, why);
     else if (rc != CURLE_OK)
-        done(c, APC_END_FAILED, curl_easy_strerror(rc));
+        done(c, APC_END_FAILED, why);
     else
-        done(c, APC_END_CLOSED, NULL);
+        done(c, APC_END_CLOSED, why);
     c->notified = 1;
 }
 
@@ -348,7 +348,7 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
     case LWS_CALLBACK_WSI_DESTROY:
         c->gone = 1;
         c->wsi = NULL;
-        done(c, APC_END_FAILED, "the connection was destroyed");
+        done(c, APC_END_GONE, NULL);
         return 0;
     default:
         return 0;
@@ -376,11 +376,13 @@ aps_status apc_ws_send(apc_conn *c, const char *text, size_t len)
     return APS_OK;
 }
 
-apc_conn *apc_ws_open(apc_io *io, const char *thread, const char *path, const apc_handler *h)
+apc_conn *apc_ws_open(apc_io *io, const char *thread, const char *path, const apc_handler *h, int *refused)
 {
     struct lws_client_connect_info ci;
     char url_path[1024];
     apc_conn *c = calloc(1, sizeof *c);
+    if (refused != NULL)
+        *refused = 0;
     if (c == NULL || !io->websocket) {
         free(c);
         return NULL;
@@ -388,8 +390,6 @@ apc_conn *apc_ws_open(apc_io *io, const char *thread, const char *path, const ap
     c->io = io;
     c->h = *h;
     c->last_byte_ms = apc_now_ms();
-    c->next = io->conns;
-    io->conns = c;
     snprintf(url_path, sizeof url_path, "%s/threads/%s/%s", io->prefix, thread, path);
     memset(&ci, 0, sizeof ci);
     ci.context = io->ctx;
@@ -402,10 +402,16 @@ apc_conn *apc_ws_open(apc_io *io, const char *thread, const char *path, const ap
     ci.userdata = c;
     ci.local_protocol_name = ws_protocols[0].name;
     ci.pwsi = &c->wsi;
+    /* listed before connecting: a connection error may be called back at once */
+    c->next = io->conns;
+    io->conns = c;
     if (lws_client_connect_via_info(&ci) == NULL && !c->gone) {
-        /* refused at once: said as a failure of the connection, at the next pump */
+        /* refused at once, with no callback: the caller says so */
         c->gone = 1;
-        c->status = 0;
+        c->dead = 1;
+        if (refused != NULL)
+            *refused = 1;
+        return NULL;
     }
     return c;
 }
@@ -417,10 +423,6 @@ static void wake_tick(lws_sorted_usec_list_t *sul)
 
 static void ws_pump(apc_io *io, int ms)
 {
-    apc_conn *c;
-    for (c = io->conns; c != NULL; c = c->next)
-        if (c->gone && c->wsi == NULL && !c->notified && !c->dead)
-            done(c, c->established ? APC_END_FAILED : APC_END_UNREACHABLE, "cannot open a WebSocket");
     lws_sul_schedule(io->ctx, 0, &io->tick, wake_tick, (lws_usec_t)ms * 1000);
     lws_service(io->ctx, ms);
 }

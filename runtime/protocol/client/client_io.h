@@ -42,7 +42,8 @@ typedef enum apc_end {
     APC_END_STATUS,       /* an SSE body or a WebSocket upgrade answered an HTTP status other than 200/101 */
     APC_END_TOO_LARGE,    /* a response or a WebSocket message over max_message */
     APC_END_BINARY,       /* a binary WebSocket message: the protocol sends JSON text */
-    APC_END_FAILED        /* the connection failed once made (why) */
+    APC_END_FAILED,       /* the connection failed once made (why) */
+    APC_END_GONE          /* WebSocket: the socket went away with no other word from libwebsockets */
 } apc_end;
 
 /* What a connection ended with, valid during on_done. */
@@ -50,9 +51,11 @@ typedef struct apc_done {
     apc_end end;
     long status;          /* the HTTP status (0: none known) */
     const char *body;     /* POST: the response body, APS_PADDING zero bytes after it (NULL: empty);
-                             APC_END_STATUS: the start of the error page, printable, NUL-terminated */
+                             an SSE body of another status than 200: the start of its page, printable,
+                             NUL-terminated (NULL: empty) */
     size_t len;
-    const char *why;      /* UNREACHABLE, FAILED: libcurl's or libwebsockets' words (never NULL then) */
+    const char *why;      /* HTTP: libcurl's words for how the transfer ended (NULL: it ended well);
+                             WebSocket UNREACHABLE, FAILED: libwebsockets' (NULL: it gave none) */
     int established;      /* WebSocket: the upgrade had succeeded */
 } apc_done;
 
@@ -89,8 +92,12 @@ void apc_io_free(apc_io *io);
  */
 apc_conn *apc_http_post(apc_io *io, const char *thread, const char *path, const char *body, size_t len,
                         const char *const *headers, int sse, const apc_handler *h);
-/* Opens a WebSocket to base/threads/THREAD/PATH. NULL: out of memory, or libwebsockets refused at once. */
-apc_conn *apc_ws_open(apc_io *io, const char *thread, const char *path, const apc_handler *h);
+/*
+ * Opens a WebSocket to base/threads/THREAD/PATH (`thread` as it is: the
+ * caller keeps it to unreserved characters). NULL: out of memory, or
+ * (*refused set, may be NULL) libwebsockets refused at once.
+ */
+apc_conn *apc_ws_open(apc_io *io, const char *thread, const char *path, const apc_handler *h, int *refused);
 /* Queues a text message on WebSocket `c` (copied), sent once it is open. APS_E_LIMIT: the queue is full. */
 APS_NODISCARD aps_status apc_ws_send(apc_conn *c, const char *text, size_t len);
 /* Ends `c` at once; its handler is not called again. NULL-safe. */

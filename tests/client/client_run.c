@@ -51,7 +51,7 @@ static int contains(const char *hay, size_t n, const char *needle, size_t k)
     return 0;
 }
 
-/* Whether the line holds `json` with its non-ASCII characters (of the BMP) written \\uXXXX, as a server may send them. */
+/* Whether the line holds `json` with its non-ASCII characters (BMP) written \\uXXXX, as a server may send them. */
 static int contains_ascii(run *r, const char *json, size_t len)
 {
     static char esc[6 * 16384];
@@ -68,7 +68,8 @@ static int contains_ascii(run *r, const char *json, size_t len)
             cp = ((b & 0x1fu) << 6) | ((unsigned char)json[i + 1] & 0x3fu);
             i += 2;
         } else if ((b & 0xf0) == 0xe0 && i + 2 < len) {
-            cp = ((b & 0x0fu) << 12) | (((unsigned char)json[i + 1] & 0x3fu) << 6) | ((unsigned char)json[i + 2] & 0x3fu);
+            cp = ((b & 0x0fu) << 12) | (((unsigned char)json[i + 1] & 0x3fu) << 6) |
+                 ((unsigned char)json[i + 2] & 0x3fu);
             i += 3;
         } else {
             return 0; /* beyond the BMP: not checked this way */

@@ -10,19 +10,19 @@
 #include "aps/json.h"
 
 /* ap_client_open, and with `connect` zero no transport: only the reading path below works. */
-ap_client *apc_client_new(const ap_client_options *o, int connect, aps_error *err);
+APS_INTERNAL ap_client *apc_client_new(const ap_client_options *o, int connect, aps_error *err);
 /* Starts a new SSE body (the parser's state dropped). */
-void apc_client_sse_reset(ap_client *c);
+APS_INTERNAL void apc_client_sse_reset(ap_client *c);
 /* Bytes of an SSE body: events to the callbacks. 0, or -1 when the stream cannot go on (said by on_error). */
-int apc_client_sse_bytes(ap_client *c, const char *bytes, size_t len);
+APS_INTERNAL int apc_client_sse_bytes(ap_client *c, const char *bytes, size_t len);
 /* One message (a WebSocket text, an SSE event's data; APS_PADDING readable bytes after it). 0, or -1 (memory). */
-int apc_client_message(ap_client *c, const char *text, size_t len, aps_slice sse_id);
+APS_INTERNAL int apc_client_message(ap_client *c, const char *text, size_t len, aps_slice sse_id);
 /* Makes `id` the command in flight, as ap_client_command does before it waits (the fuzz target's responses). */
-void apc_client_await(ap_client *c, uint64_t id);
+APS_INTERNAL void apc_client_await(ap_client *c, uint64_t id);
 /* Whether the command in flight got its response, and whether the run ended. */
-int apc_client_answered(const ap_client *c);
-int apc_client_run_ended(const ap_client *c);
+APS_INTERNAL int apc_client_answered(const ap_client *c);
+APS_INTERNAL int apc_client_run_ended(const ap_client *c);
 /* What `w` wrote, as a NUL-terminated heap string (NULL: the writer failed); `w` is deinitialised. */
-char *apc_json_take(aps_json_writer *w);
+APS_INTERNAL char *apc_json_take(aps_json_writer *w);
 
 #endif

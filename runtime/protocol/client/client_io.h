@@ -79,9 +79,9 @@ typedef struct apc_handler {
  * NULL: out of memory, a URL the transport cannot use (why in err), or
  * libcurl / libwebsockets would not start.
  */
-apc_io *apc_io_new(const char *base, int websocket, size_t max_message, aps_error *err);
+APS_INTERNAL apc_io *apc_io_new(const char *base, int websocket, size_t max_message, aps_error *err);
 /* Frees every connection (no callbacks) and the transport. NULL-safe. */
-void apc_io_free(apc_io *io);
+APS_INTERNAL void apc_io_free(apc_io *io);
 
 /*
  * POSTs `body` to base/threads/THREAD/PATH (`thread` escaped as a path
@@ -90,29 +90,30 @@ void apc_io_free(apc_io *io);
  * is a stream (on_data gets its body), else a bounded response (on_done
  * gets it). NULL: out of memory.
  */
-apc_conn *apc_http_post(apc_io *io, const char *thread, const char *path, const char *body, size_t len,
-                        const char *const *headers, int sse, const apc_handler *h);
+APS_INTERNAL apc_conn *apc_http_post(apc_io *io, const char *thread, const char *path, const char *body,
+                                     size_t len, const char *const *headers, int sse, const apc_handler *h);
 /*
  * Opens a WebSocket to base/threads/THREAD/PATH (`thread` as it is: the
  * caller keeps it to unreserved characters). NULL: out of memory, or
  * (*refused set, may be NULL) libwebsockets refused at once.
  */
-apc_conn *apc_ws_open(apc_io *io, const char *thread, const char *path, const apc_handler *h, int *refused);
+APS_INTERNAL apc_conn *apc_ws_open(apc_io *io, const char *thread, const char *path, const apc_handler *h,
+                                   int *refused);
 /* Queues a text message on WebSocket `c` (copied), sent once it is open. APS_E_LIMIT: the queue is full. */
-APS_NODISCARD aps_status apc_ws_send(apc_conn *c, const char *text, size_t len);
+APS_INTERNAL APS_NODISCARD aps_status apc_ws_send(apc_conn *c, const char *text, size_t len);
 /* Ends `c` at once; its handler is not called again. NULL-safe. */
-void apc_conn_close(apc_conn *c);
+APS_INTERNAL void apc_conn_close(apc_conn *c);
 /* When `c` last received a byte (apc_now_ms), or was opened. */
-int64_t apc_conn_last_byte_ms(const apc_conn *c);
+APS_INTERNAL int64_t apc_conn_last_byte_ms(const apc_conn *c);
 
 /* One round of I/O: waits at most `ms` for something to happen, then runs the handlers. */
-void apc_io_pump(apc_io *io, int ms);
+APS_INTERNAL void apc_io_pump(apc_io *io, int ms);
 /* Ends a wait of apc_io_pump early. Thread-safe. */
-void apc_io_wake(apc_io *io);
+APS_INTERNAL void apc_io_wake(apc_io *io);
 /* The sockets of the open connections, at most `cap` into fds; returns how many there are. */
-size_t apc_io_sockets(apc_io *io, int *fds, size_t cap);
+APS_INTERNAL size_t apc_io_sockets(apc_io *io, int *fds, size_t cap);
 
 /* Monotonic milliseconds. */
-int64_t apc_now_ms(void);
+APS_INTERNAL int64_t apc_now_ms(void);
 
 #endif

@@ -8,13 +8,16 @@
  * message starts or finishes twice.
  *
  *   client_run URL THREAD sse|websocket [last-event-id] [--max-message N] [--timeout MS]
+ *              [--command-timeout MS]
  *
  * Exit 0 when the run completed; 1 when the client said an error it could
- * not work around, or a check failed; 2 for usage. Counts on stderr.
+ * not work around, or a check failed; 2 for usage. Counts on stderr, and
+ * the process's peak memory (maxrss, KiB) for the hostile-server test.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "ap_client.h"
 
@@ -185,7 +188,8 @@ int main(int argc, char **argv)
     ap_client_run_end end = AP_CLIENT_RUN_NONE;
     aps_error err = APS_ERROR_INIT;
     uint64_t events, repeats, missed;
-    int i, rounds, timeout = 60000;
+    int i, rounds, timeout = 60000, command_timeout = 10000;
+    struct rusage ru;
     aps_status st;
     if (argc < 4) {
         fputs("usage: client_run URL THREAD sse|websocket [last-event-id] [--max-message N] [--timeout MS]\n", stderr);
@@ -202,6 +206,8 @@ int main(int argc, char **argv)
             o.max_message = (size_t)strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc)
             timeout = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--command-timeout") == 0 && i + 1 < argc)
+            command_timeout = atoi(argv[++i]);
     }
     o.callbacks.on_message_start = on_start;
     o.callbacks.on_message_delta = on_delta;
@@ -211,7 +217,7 @@ int main(int argc, char **argv)
     o.callbacks.on_miss = on_miss;
     o.callbacks.on_error = on_error;
     o.callbacks.user = &r;
-    o.command_timeout_ms = 10000;
+    o.command_timeout_ms = command_timeout;
     aps_json_writer_init(&r.line, NULL);
     if ((c = ap_client_open(&o, &err)) == NULL) {
         fprintf(stderr, "client_run: %s\n", err.message);
@@ -239,17 +245,18 @@ int main(int argc, char **argv)
         }
     }
     if (st != APS_OK)
-        fprintf(stderr, "client_run: %s: %s\n", aps_status_str(st), err.message);
+        fprintf(stderr, "client_run: %s\n", err.message);
     else if (end == AP_CLIENT_RUN_NONE)
         fprintf(stderr, "client_run: the run did not end in time\n");
     ap_client_counts(c, &events, &repeats, &missed);
     ap_client_close(c);
     fflush(stdout);
+    getrusage(RUSAGE_SELF, &ru);
     fprintf(stderr,
             "client_run: %llu events, %llu repeats dropped, %llu missed; messages %lu started, %lu finished, "
-            "%lu deltas; %lu tools; %lu interrupts\n",
+            "%lu deltas; %lu tools; %lu interrupts; maxrss %ld KiB\n",
             (unsigned long long)events, (unsigned long long)repeats, (unsigned long long)missed, r.starts, r.finishes,
-            r.deltas, r.tools, r.interrupts);
+            r.deltas, r.tools, r.interrupts, (long)ru.ru_maxrss);
     aps_json_writer_deinit(&r.line);
     return st == APS_OK && end == AP_CLIENT_RUN_COMPLETED && !r.failed ? 0 : 1;
 }

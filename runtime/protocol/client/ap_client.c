@@ -78,6 +78,7 @@ struct ap_client {
     aps_arena int_arena;
     /* heartbeats */
     int64_t hb_last_ms, hb_period_ms;
+    char stopped_why[APS_ERROR_MESSAGE_MAX]; /* why the reading path stopped the stream ("": memory) */
     uint64_t hb_events_then;
     /* state */
     uint64_t events, repeats, missed;
@@ -327,8 +328,12 @@ static void on_response(ap_client *c, const char *text, size_t len, const ap_mes
         }
         return;
     }
-    if (c->cmd_id == 0 || (id != c->cmd_id && !(msg->kind == AP_MESSAGE_ERROR_RESPONSE && id == 0)))
-        return; /* an answer to nothing in flight: not ours to judge */
+    if (c->cmd_id == 0 || (id != c->cmd_id && !(msg->kind == AP_MESSAGE_ERROR_RESPONSE && id == 0))) {
+        char said[96];
+        snprintf(said, sizeof said, "%" PRIu64, id);
+        report(c, APS_E_STATE, "a response with id %s answers no command in flight: ignored", said);
+        return;
+    }
     {
         char *copy = malloc(len + APS_PADDING + 1);
         aps_error err = APS_ERROR_INIT;
@@ -415,12 +420,17 @@ int apc_client_message(ap_client *c, const char *text, size_t len, aps_slice sse
     c->events++;
     c->resumes_in_row = 0;
     c->in_callback++;
-    if (ev == NULL) {
-        aps_error_set_pointer(&err, err.pointer[0] != '\0' ? err.pointer : "");
-        if (err.code == APS_OK)
-            (void)aps_error_set(&err, APS_E_UNKNOWN, 0, "not an event of the protocol");
-        if (c->cb.on_error != NULL)
-            c->cb.on_error(c->cb.user, &err);
+    if (ev == NULL && c->cb.on_error != NULL) {
+        /* said with where: the event by its number and eventId, the value by its JSON Pointer */
+        aps_error said = APS_ERROR_INIT;
+        (void)aps_error_set(&said, err.code != APS_OK ? err.code : APS_E_UNKNOWN, err.offset,
+                            "event %" PRIu64 " (eventId %.*s) does not decode as the schema says, at %s: %s (assembled "
+                            "as read)",
+                            c->events, id.ptr != NULL ? (int)(id.len < 64 ? id.len : 64) : 4,
+                            id.ptr != NULL ? id.ptr : "none", err.pointer[0] != '\0' ? err.pointer : "(root)",
+                            err.code != APS_OK ? err.message : "not an event of the protocol");
+        aps_error_set_pointer(&said, err.pointer);
+        c->cb.on_error(c->cb.user, &said);
     }
     if (c->cb.on_event != NULL)
         c->cb.on_event(c->cb.user, ev, text, len);
@@ -496,6 +506,7 @@ static aps_status sse_event(void *user, const aps_sse_event *ev)
 static aps_status sse_error(void *user, const aps_error *err)
 {
     ap_client *c = user;
+    snprintf(c->stopped_why, sizeof c->stopped_why, "%s", err->message);
     if (c->cb.on_error != NULL)
         c->cb.on_error(c->cb.user, err);
     return err->code; /* an event the client cannot read whole: the stream is dropped and resumed */
@@ -678,7 +689,7 @@ static void schedule_resume(ap_client *c, const char *why)
 static void stream_done(void *user, const apc_done *d)
 {
     ap_client *c = user;
-    char why[APC_ERROR_PAGE_KEPT + 64];
+    char why[APS_ERROR_MESSAGE_MAX + APC_ERROR_PAGE_KEPT];
     int got_bytes = c->stream_ok;
     c->stream = NULL;
     c->waiting_reconnect = 0;
@@ -699,6 +710,10 @@ static void stream_done(void *user, const apc_done *d)
         fail(c, APS_E_IO, "the server refused the subscription: %s", why);
         return;
     }
+    if (d->end == APC_END_CLOSED && c->o.transport == AP_CLIENT_SSE && aps_sse_parser_pending(&c->sse)) {
+        schedule_resume(c, "the server ended it inside an event");
+        return;
+    }
     if (d->end == APC_END_CLOSED && c->run_ended) {
         c->idle = 1; /* the run ended and so did the stream: the next command that starts one reopens it */
         return;
@@ -714,7 +729,8 @@ static void stream_done(void *user, const apc_done *d)
         snprintf(why, sizeof why, "a binary WebSocket message");
         break;
     case APC_END_STOPPED:
-        snprintf(why, sizeof why, "a broken event");
+        snprintf(why, sizeof why, "%s", c->stopped_why[0] != '\0' ? c->stopped_why : "out of memory");
+        c->stopped_why[0] = '\0';
         break;
     case APC_END_CLOSED:
         snprintf(why, sizeof why, "the server ended it before the run's end");

@@ -8,7 +8,10 @@
  * message starts or finishes twice.
  *
  *   client_run URL THREAD sse|websocket [last-event-id] [--max-message N] [--timeout MS]
- *              [--command-timeout MS]
+ *              [--command-timeout MS] [--assistant NAME] [--prompt TEXT] [--respond JSON]
+ *
+ * (defaults: agent, "hello", "approved"; the run's input is
+ * {messages: [{role: "user", content: TEXT}]}).
  *
  * Exit 0 when the run completed; 1 when the client said an error it could
  * not work around, or a check failed; 2 for usage. Counts on stderr, and
@@ -190,6 +193,9 @@ int main(int argc, char **argv)
     uint64_t events, repeats, missed;
     int i, rounds, timeout = 60000, command_timeout = 10000;
     struct rusage ru;
+    const char *assistant = "agent", *prompt = "hello", *respond = "\"approved\"";
+    char input[2048];
+    aps_json_writer text;
     aps_status st;
     if (argc < 4) {
         fputs("usage: client_run URL THREAD sse|websocket [last-event-id] [--max-message N] [--timeout MS]\n", stderr);
@@ -208,6 +214,12 @@ int main(int argc, char **argv)
             timeout = atoi(argv[++i]);
         else if (strcmp(argv[i], "--command-timeout") == 0 && i + 1 < argc)
             command_timeout = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--assistant") == 0 && i + 1 < argc)
+            assistant = argv[++i];
+        else if (strcmp(argv[i], "--prompt") == 0 && i + 1 < argc)
+            prompt = argv[++i];
+        else if (strcmp(argv[i], "--respond") == 0 && i + 1 < argc)
+            respond = argv[++i];
     }
     o.callbacks.on_message_start = on_start;
     o.callbacks.on_message_delta = on_delta;
@@ -223,7 +235,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "client_run: %s\n", err.message);
         return 1;
     }
-    st = ap_client_run_start(c, "agent", "{\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}]}", &resp, &err);
+    aps_json_writer_init(&text, NULL);
+    aps_json_write_string(&text, prompt, strlen(prompt));
+    snprintf(input, sizeof input, "{\"messages\":[{\"role\":\"user\",\"content\":%.*s}]}",
+             (int)aps_json_writer_len(&text), aps_json_writer_data(&text));
+    aps_json_writer_deinit(&text);
+    st = ap_client_run_start(c, assistant, input, &resp, &err);
     if (st == APS_OK && !resp.ok) {
         fprintf(stderr, "client_run: run.start refused: %.*s\n", (int)resp.len, resp.json);
         st = APS_E_STATE;
@@ -238,7 +255,7 @@ int main(int argc, char **argv)
             st = APS_E_STATE;
             break;
         }
-        st = ap_client_respond(c, in, "\"approved\"", &resp, &err);
+        st = ap_client_respond(c, in, respond, &resp, &err);
         if (st == APS_OK && !resp.ok) {
             fprintf(stderr, "client_run: input.respond refused: %.*s\n", (int)resp.len, resp.json);
             st = APS_E_STATE;

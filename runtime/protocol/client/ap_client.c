@@ -38,6 +38,8 @@ struct ap_client {
     apc_conn *stream;            /* SSE body, or the WebSocket (commands go on it too) */
     int stream_fallback;         /* the server has only .../stream */
     int stream_ok;               /* the stream got a byte of the protocol since it opened */
+    int resuming;                /* the stream was opened to resume */
+    ap_client_resume way;        /* SSE: how the next resume says where (a way the server refuses is left) */
     int idle;                    /* the run ended and the server ended the stream: reopened by the next command */
     int64_t resume_at;           /* 0: no resume scheduled */
     unsigned resumes_in_row;
@@ -71,6 +73,8 @@ struct ap_client {
     char run_id[MAX_ID];
     size_t run_id_len;
     /* the run */
+    char want_run[MAX_ID];       /* the run_id run.start / input.respond answered: other runs' ends are not its end */
+    size_t want_run_len;
     ap_client_run_end run_end;
     int run_ended;
     ap_client_interrupt interrupt;
@@ -281,6 +285,21 @@ static void take_interrupt(ap_client *c, aps_json_raw json, const ap_event_t *ev
         c->cb.on_interrupt(c->cb.user, &c->interrupt);
 }
 
+/* Whether a root lifecycle event is another run's than the one the client started (a replay of the thread's past). */
+static int other_run(ap_client *c, aps_json_raw json, const ap_event_t *ev)
+{
+    aps_slice run = { NULL, 0 };
+    if (c->want_run_len == 0)
+        return 0;
+    if (ev != NULL && ev->has_run_id)
+        run = ev->run_id;
+    else if (!raw_string(&c->arena, json, "runId", &run) &&
+             !raw_string(&c->arena, raw_member(&c->arena, raw_member(&c->arena, json, "params"), "data"), "run_id",
+                         &run))
+        return 0; /* no run named: taken as the client's */
+    return run.len != c->want_run_len || memcmp(run.ptr, c->want_run, run.len) != 0;
+}
+
 /* The root lifecycle's `data.event`: how the run ended. */
 static ap_client_run_end run_end_of(ap_client *c, aps_json_raw json)
 {
@@ -354,6 +373,12 @@ static void on_response(ap_client *c, const char *text, size_t len, const ap_mes
         c->response.json = copy;
         c->response.len = len;
         c->response.result = raw_member(&c->resp_arena, obj, "result");
+        if (c->response.ok) {
+            aps_slice run;
+            if (raw_string(&c->resp_arena, c->response.result, "run_id", &run) ||
+                raw_string(&c->resp_arena, c->response.result, "runId", &run))
+                keep_id(c->want_run, &c->want_run_len, run);
+        }
         if (!c->response.ok) {
             (void)raw_string(&c->resp_arena, obj, "error", &c->response.error_code);
             (void)raw_string(&c->resp_arena, obj, "message", &c->response.error_message);
@@ -460,7 +485,7 @@ int apc_client_message(ap_client *c, const char *text, size_t len, aps_slice sse
         if (method.len == 15 && memcmp(method.ptr, "input.requested", 15) == 0)
             take_interrupt(c, json, ev);
         if (ap_event_replay_meta_text(text, len, ev, &c->arena, &meta, NULL) == APS_OK && meta.run == APS_RUN_END &&
-            meta.ns.count == 0) {
+            meta.ns.count == 0 && !other_run(c, json, ev)) {
             c->run_end = run_end_of(c, json);
             c->run_ended = 1;
             if (c->cb.on_run_end != NULL)
@@ -629,13 +654,13 @@ static int open_sse(ap_client *c)
     char header[MAX_ID + 32];
     size_t head = strlen(c->request) - 1, cap = strlen(c->request) + MAX_ID * 6 + 32;
     char *body = malloc(cap);
-    int by_header = c->o.resume == AP_CLIENT_RESUME_LAST_EVENT_ID;
+    int by_header = c->way == AP_CLIENT_RESUME_LAST_EVENT_ID;
     if (body == NULL)
         return -1;
     h.user = c;
     memcpy(body, c->request, head); /* the request without its closing brace */
     body[head] = '\0';
-    if (c->last_id_len > 0 && c->o.resume != AP_CLIENT_RESUME_NEVER && !by_header) {
+    if (c->last_id_len > 0 && c->way == AP_CLIENT_RESUME_SINCE_EVENT_ID) {
         aps_json_writer w;
         aps_json_writer_init(&w, NULL);
         aps_json_write_string(&w, c->last_id, c->last_id_len);
@@ -660,6 +685,7 @@ static int open_sse(ap_client *c)
 
 static int open_stream(ap_client *c, int resuming)
 {
+    c->resuming = resuming && c->last_id_len > 0;
     c->idle = 0;
     c->resume_at = 0;
     return c->o.transport == AP_CLIENT_SSE ? open_sse(c) : open_socket(c, resuming);
@@ -702,6 +728,19 @@ static void stream_done(void *user, const apc_done *d)
     }
     if (d->end == APC_END_UNREACHABLE && c->events == 0 && c->resumes == 0) {
         fail(c, APS_E_IO, "the server cannot be reached: %s", d->why != NULL ? d->why : "no connection");
+        return;
+    }
+    if (d->end == APC_END_STATUS && d->status >= 400 && d->status < 500 && c->resuming &&
+        c->o.transport == AP_CLIENT_SSE && c->way != AP_CLIENT_RESUME_NEVER) {
+        /* the server does not take this way of saying where: the next one (the header, then none: a replay
+           from the start, its repeats dropped by eventId) */
+        snprintf(why, sizeof why, "resuming by %s was answered HTTP %ld: resuming by %s",
+                 c->way == AP_CLIENT_RESUME_SINCE_EVENT_ID ? "sinceEventId" : "Last-Event-ID", d->status,
+                 c->way == AP_CLIENT_RESUME_SINCE_EVENT_ID ? "Last-Event-ID" : "a replay from the start");
+        report(c, APS_E_STATE, "%s", why);
+        c->way = c->way == AP_CLIENT_RESUME_SINCE_EVENT_ID ? AP_CLIENT_RESUME_LAST_EVENT_ID : AP_CLIENT_RESUME_NEVER;
+        if (open_stream(c, 1) != 0)
+            fail(c, APS_E_NOMEM, "out of memory%s", "");
         return;
     }
     if (d->end == APC_END_STATUS && d->status >= 400 && d->status < 500 && c->events == 0) {
@@ -974,7 +1013,6 @@ static char *request_json(const ap_client_subscription *sub)
 aps_status ap_client_subscribe(ap_client *c, const ap_client_subscription *sub, aps_error *err)
 {
     aps_status st;
-    int64_t until;
     aps_error_clear(err);
     if ((st = busy(c, err)) != APS_OK)
         return st;
@@ -993,16 +1031,8 @@ aps_status ap_client_subscribe(ap_client *c, const ap_client_subscription *sub, 
     } else if (open_stream(c, 0) != 0) {
         return aps_error_set(err, APS_E_NOMEM, 0, "out of memory");
     }
-    until = apc_now_ms() + c->o.command_timeout_ms;
-    while (!c->subscribe_answered && !c->fatal && !cancelled(c) && apc_now_ms() < until) {
-        aps_error ignored = APS_ERROR_INIT;
-        if (ap_client_step(c, 50, &ignored) != APS_OK)
-            break; /* fatal (said below) or out of memory */
-    }
-    if (c->fatal)
-        return take_fatal(c, err);
-    if (!c->subscribe_answered)
-        return aps_error_set(err, APS_E_IO, 0, "subscription.subscribe got no answer in time");
+    /* not waited for: a server may hold the answer until a run starts (the reference server does); a refusal
+       comes through on_error and ends the stream (the next step returns it) */
     return APS_OK;
 }
 
@@ -1194,6 +1224,7 @@ ap_client *apc_client_new(const ap_client_options *o, int connect, aps_error *er
         c->o.resume_delay_ms = AP_CLIENT_DEFAULT_RESUME_DELAY_MS;
     if (c->o.resume == AP_CLIENT_RESUME_DEFAULT)
         c->o.resume = c->o.transport == AP_CLIENT_SSE ? AP_CLIENT_RESUME_SINCE_EVENT_ID : AP_CLIENT_RESUME_RECONNECT;
+    c->way = c->o.resume;
     c->window = c->o.dedupe_window;
     while (cap < c->window * 2)
         cap <<= 1;

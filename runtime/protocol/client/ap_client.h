@@ -178,10 +178,11 @@ ap_client *ap_client_open(const ap_client_options *o, aps_error *err);
 /*
  * Subscribes to the thread's events with filter `sub` (NULL: every channel).
  * SSE: opens the event stream; WebSocket: opens the socket and sends
- * subscription.subscribe, then waits for its answer. A client has one
- * subscription. APS_OK; APS_E_STATE when already subscribed or called from
- * a callback; APS_E_IO when the server cannot be reached or refuses (err
- * says how); APS_E_NOMEM.
+ * subscription.subscribe. Neither waits: a server may answer only once a
+ * run starts; a refusal ends the stream, said through on_error and
+ * returned by the next call that steps. A client has one subscription.
+ * APS_OK; APS_E_STATE when already subscribed or called from a callback;
+ * APS_E_NOMEM.
  */
 APS_NODISCARD aps_status ap_client_subscribe(ap_client *c, const ap_client_subscription *sub, aps_error *err);
 

@@ -350,7 +350,8 @@ static void on_response(ap_client *c, const char *text, size_t len, const ap_mes
     if (c->cmd_id == 0 || (id != c->cmd_id && !(msg->kind == AP_MESSAGE_ERROR_RESPONSE && id == 0))) {
         char said[96];
         snprintf(said, sizeof said, "%" PRIu64, id);
-        report(c, APS_E_STATE, "a response with id %s answers no command in flight: ignored", said);
+        /* the server's ids cannot be trusted: an answer already taken may have been another command's */
+        fail(c, APS_E_STATE, "a response with id %s answers no command in flight", said);
         return;
     }
     {

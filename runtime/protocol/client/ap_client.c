@@ -410,13 +410,14 @@ static void asm_start(ap_client *c, const aps_asm_event *ev)
 int apc_client_message(ap_client *c, const char *text, size_t len, aps_slice sse_id)
 {
     ap_message_t msg;
-    aps_error err = APS_ERROR_INIT;
+    aps_error err; /* cleared, not initialised whole: it is over 500 bytes, and this runs per token */
     aps_json_raw json = { text, len };
     const ap_event_t *ev = NULL;
     aps_asm_event view;
     aps_slice id = { NULL, 0 }, run;
     aps_replay_meta meta;
     int have_view = 0;
+    aps_error_clear(&err);
     aps_arena_reset(&c->arena);
     c->stream_ok = 1;
     if (ap_message_decode(text, len, &c->arena, &msg, &err) == APS_OK) {
@@ -441,7 +442,8 @@ int apc_client_message(ap_client *c, const char *text, size_t len, aps_slice sse
         return 0;
     }
     keep_id(c->last_id, &c->last_id_len, id);
-    if ((ev != NULL && ev->has_run_id && (run = ev->run_id, 1)) || raw_string(&c->arena, json, "runId", &run))
+    /* the envelope's runId: decoded, or (a rejected event) looked up in its text */
+    if (ev != NULL ? (ev->has_run_id && (run = ev->run_id, 1)) : raw_string(&c->arena, json, "runId", &run))
         keep_id(c->run_id, &c->run_id_len, run);
     c->events++;
     c->resumes_in_row = 0;
@@ -485,7 +487,9 @@ int apc_client_message(ap_client *c, const char *text, size_t len, aps_slice sse
         aps_slice method = ap_event_method(ev);
         if (method.len == 15 && memcmp(method.ptr, "input.requested", 15) == 0)
             take_interrupt(c, json, ev);
-        if (ap_event_replay_meta_text(text, len, ev, &c->arena, &meta, NULL) == APS_OK && meta.run == APS_RUN_END &&
+        /* only a lifecycle event can end the run: the others are not looked at further (token streams) */
+        if (method.len == 9 && memcmp(method.ptr, "lifecycle", 9) == 0 &&
+            ap_event_replay_meta_text(text, len, ev, &c->arena, &meta, NULL) == APS_OK && meta.run == APS_RUN_END &&
             meta.ns.count == 0 && !other_run(c, json, ev)) {
             c->run_end = run_end_of(c, json);
             c->run_ended = 1;
@@ -1227,7 +1231,7 @@ ap_client *apc_client_new(const ap_client_options *o, int connect, aps_error *er
         c->o.resume = c->o.transport == AP_CLIENT_SSE ? AP_CLIENT_RESUME_SINCE_EVENT_ID : AP_CLIENT_RESUME_RECONNECT;
     c->way = c->o.resume;
     c->window = c->o.dedupe_window;
-    while (cap < c->window * 2)
+    while (cap < c->window * 4) /* a quarter full at most: short probes */
         cap <<= 1;
     c->table_mask = cap - 1;
     c->url = strdup(o->url);

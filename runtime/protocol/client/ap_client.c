@@ -53,6 +53,7 @@ struct ap_client {
     /* commands */
     uint64_t next_id;
     uint64_t cmd_id;             /* the user's command in flight (0: none) */
+    int cmd_starts_run;          /* it is run.start or input.respond: its answer names the run to wait for */
     int cmd_done;
     apc_conn *post;              /* SSE: its POST */
     char *resp;                  /* the response, padded */
@@ -374,11 +375,14 @@ static void on_response(ap_client *c, const char *text, size_t len, const ap_mes
         c->response.json = copy;
         c->response.len = len;
         c->response.result = raw_member(&c->resp_arena, obj, "result");
-        if (c->response.ok) {
+        if (c->response.ok && c->cmd_starts_run) {
+            /* the run to wait for; an answer that names none: any run's end is its end */
             aps_slice run;
             if (raw_string(&c->resp_arena, c->response.result, "run_id", &run) ||
                 raw_string(&c->resp_arena, c->response.result, "runId", &run))
                 keep_id(c->want_run, &c->want_run_len, run);
+            else
+                c->want_run_len = 0;
         }
         if (!c->response.ok) {
             (void)raw_string(&c->resp_arena, obj, "error", &c->response.error_code);
@@ -881,8 +885,9 @@ aps_status ap_client_command(ap_client *c, const char *method, const char *param
         c->cmd_id = 0;
         return aps_error_set(err, st, 0, "cannot send %s", method);
     }
-    if (method[0] == 'r' || method[0] == 'i')
-        c->run_ended = 0; /* run.start, input.respond: a run goes on */
+    c->cmd_starts_run = strcmp(method, "run.start") == 0 || strcmp(method, "input.respond") == 0;
+    if (c->cmd_starts_run)
+        c->run_ended = 0; /* a run goes on */
     until = apc_now_ms() + c->o.command_timeout_ms;
     while (!c->cmd_done && !c->fatal && !cancelled(c) && apc_now_ms() < until) {
         aps_error ignored = APS_ERROR_INIT;

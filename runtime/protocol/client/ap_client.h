@@ -250,8 +250,9 @@ APS_NODISCARD aps_status ap_client_run_until_done(ap_client *c, int timeout_ms, 
 
 /*
  * Makes the current or next wait return at once, and ap_client_run_until_done
- * (and ap_client_command) end with APS_E_STATE "cancelled". Thread-safe:
- * the one call any thread may make while another uses the client.
+ * (and ap_client_command) end with APS_E_STATE "cancelled", from then on:
+ * a cancelled client is only closed. Thread-safe: the one call any thread
+ * may make while another uses the client.
  */
 void ap_client_cancel(ap_client *c);
 

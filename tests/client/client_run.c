@@ -9,7 +9,10 @@
  *
  *   client_run URL THREAD sse|websocket [last-event-id] [--max-message N] [--timeout MS]
  *              [--command-timeout MS] [--assistant NAME] [--prompt TEXT] [--respond JSON]
+ *              [--channels A,B,...] [--depth N]
  *
+ * --channels subscribes to those channels only; --depth N to the root
+ * namespace's events down to N levels below it (namespaces [[]], depth N).
  * (defaults: agent, "hello", "approved"; the run's input is
  * {messages: [{role: "user", content: TEXT}]}).
  *
@@ -196,12 +199,18 @@ int main(int argc, char **argv)
     const char *assistant = "agent", *prompt = "hello", *respond = "\"approved\"";
     char input[2048];
     aps_json_writer text;
+    static const char *const root_ns[] = { NULL };          /* the root namespace: no segment */
+    static const char *const *const root[] = { root_ns };
+    const char *channels[16];
+    size_t nchannels = 0;
+    ap_client_subscription sub;
     aps_status st;
     if (argc < 4) {
         fputs("usage: client_run URL THREAD sse|websocket [last-event-id] [--max-message N] [--timeout MS]\n", stderr);
         return 2;
     }
     memset(&o, 0, sizeof o);
+    memset(&sub, 0, sizeof sub);
     o.url = argv[1];
     o.thread_id = argv[2];
     o.transport = strcmp(argv[3], "websocket") == 0 ? AP_CLIENT_WEBSOCKET : AP_CLIENT_SSE;
@@ -220,6 +229,18 @@ int main(int argc, char **argv)
             prompt = argv[++i];
         else if (strcmp(argv[i], "--respond") == 0 && i + 1 < argc)
             respond = argv[++i];
+        else if (strcmp(argv[i], "--channels") == 0 && i + 1 < argc) {
+            char *p = strtok(argv[++i], ",");
+            for (; p != NULL && nchannels < 16; p = strtok(NULL, ","))
+                channels[nchannels++] = p;
+            sub.channels = channels;
+            sub.channels_len = nchannels;
+        } else if (strcmp(argv[i], "--depth") == 0 && i + 1 < argc) {
+            sub.namespaces = root;
+            sub.namespaces_len = 1;
+            sub.depth = atoi(argv[++i]);
+            sub.has_depth = 1;
+        }
     }
     o.callbacks.on_message_start = on_start;
     o.callbacks.on_message_delta = on_delta;
@@ -233,6 +254,11 @@ int main(int argc, char **argv)
     aps_json_writer_init(&r.line, NULL);
     if ((c = ap_client_open(&o, &err)) == NULL) {
         fprintf(stderr, "client_run: %s\n", err.message);
+        return 1;
+    }
+    if ((sub.channels != NULL || sub.namespaces != NULL) && ap_client_subscribe(c, &sub, &err) != APS_OK) {
+        fprintf(stderr, "client_run: %s\n", err.message);
+        ap_client_close(c);
         return 1;
     }
     aps_json_writer_init(&text, NULL);

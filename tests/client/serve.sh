@@ -6,7 +6,9 @@
 # sinceEventId and by Last-Event-ID over SSE and by subscription.reconnect
 # over WebSocket. Each run is on a fresh thread, its interrupts answered;
 # what the callbacks deliver must be exactly `apstream assemble` of the
-# script: every message and tool run once, none missing, none doubled.
+# script: every message and tool run once, none missing, none doubled. And
+# with a filter (channels; the root namespace down to one level), what
+# assemble gives that the filter lets through.
 #
 #   serve.sh APSTREAM CLIENT_RUN SCRIPT...
 #
@@ -86,6 +88,27 @@ for script in "$@"; do
       fi
       tail -1 "$scratch/err" | sed "s|^|$what: |"
     done
+    if [ -z "$drop" ]; then
+      # a filtered subscription: channels, then the root namespace down to one level
+      for filter in "--channels lifecycle,messages,input" "--depth 1"; do
+        n=$((n + 1))
+        runs=$((runs + 1))
+        case $filter in
+          --channels*) grep '"kind":"message"' "$scratch/expected" > "$scratch/want" ;;
+          *) grep -E '"namespace":\[("[^"]*")?\]' "$scratch/expected" > "$scratch/want" ;;
+        esac
+        # shellcheck disable=SC2086
+        timeout 60 "$client" "$url" "t$n" sse $filter > "$scratch/got" 2> "$scratch/err"
+        rc=$?
+        if [ $rc -ne 0 ]; then
+          fail "$name sse $filter: client_run exited $rc"
+          tail -5 "$scratch/err"
+        elif ! cmp -s "$scratch/want" "$scratch/got"; then
+          fail "$name sse $filter: the callbacks' messages differ from apstream assemble's, filtered alike:"
+          diff "$scratch/want" "$scratch/got" | head -10
+        fi
+      done
+    fi
     stop_serve
   done
 done

@@ -49,9 +49,9 @@ cases.push(
   ["cut", "sse", quick, 1, /the stream dropped \(the server ended it inside an event\): resuming/, false, 10000],
   ["huge", "sse", ["--max-message", "100000", ...quick], 1, /the stream dropped \(SSE event at offset \d+: .* is longer than the maximum/, false, 10000],
   // the default bound, 16 MiB: the endless event is refused there, and memory stays under maxRssKiB
-  ["huge", "sse", ["--timeout", "6000"], 1, /the stream dropped \(SSE event at offset \d+: .* is longer than the maximum/, false, 10000],
+  ["huge", "sse", ["--timeout", "3000"], 1, /the stream dropped \(SSE event at offset \d+: .* is longer than the maximum/, false, 10000],
   ["stall", "sse", quick, 1, /the run did not end in time/, false, 10000],
-  ["heartbeat-stop", "sse", ["--timeout", "6000"], 1, /the stream dropped \(a heartbeat missed\): resuming/, false, 10000],
+  ["heartbeat-stop", "sse", ["--timeout", "4000"], 1, /the stream dropped \(a heartbeat missed\): resuming/, false, 10000],
 );
 
 const failures = [];

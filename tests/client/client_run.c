@@ -269,7 +269,7 @@ int main(int argc, char **argv)
     st = ap_client_run_start(c, assistant, input, &resp, &err);
     if (st == APS_OK && !resp.ok) {
         fprintf(stderr, "client_run: run.start refused: %.*s\n", (int)resp.len, resp.json);
-        st = APS_E_STATE;
+        st = aps_error_set(&err, APS_E_STATE, 0, "the run was not started");
     }
     for (rounds = 0; st == APS_OK && rounds < 10; rounds++) {
         const ap_client_interrupt *in;
@@ -277,14 +277,13 @@ int main(int argc, char **argv)
         if (st != APS_OK || end != AP_CLIENT_RUN_INTERRUPTED)
             break;
         if ((in = ap_client_interrupt_last(c)) == NULL) {
-            fprintf(stderr, "client_run: interrupted, but no interrupt was surfaced\n");
-            st = APS_E_STATE;
+            st = aps_error_set(&err, APS_E_STATE, 0, "interrupted, but no interrupt was surfaced");
             break;
         }
         st = ap_client_respond(c, in, respond, &resp, &err);
         if (st == APS_OK && !resp.ok) {
             fprintf(stderr, "client_run: input.respond refused: %.*s\n", (int)resp.len, resp.json);
-            st = APS_E_STATE;
+            st = aps_error_set(&err, APS_E_STATE, 0, "the interrupt was not answered");
         }
     }
     if (st != APS_OK)

@@ -808,7 +808,11 @@ static void post_done(void *user, const apc_done *d)
                 fail(c, APS_E_IO, "POST /commands answered another command's id: %.200s", d->body);
             return;
         }
-        fail(c, APS_E_IO, "POST /commands answered something that is no response: %.200s", err.message);
+        {
+            char why[APS_ERROR_MESSAGE_MAX];
+            snprintf(why, sizeof why, "HTTP %ld, %.200s", d->status, err.message);
+            fail(c, APS_E_IO, "POST /commands answered something that is no response: %s", why);
+        }
         return;
     }
     if (d->end == APC_END_CLOSED)

@@ -9,8 +9,10 @@
  *
  *   client_run URL THREAD sse|websocket [last-event-id] [--max-message N] [--timeout MS]
  *              [--command-timeout MS] [--assistant NAME] [--prompt TEXT] [--respond JSON]
- *              [--channels A,B,...] [--depth N]
+ *              [--channels A,B,...] [--depth N] [--watch]
  *
+ * --watch: subscribes and reads a run another client starts and answers
+ * (every channel unless --channels), until the run completes or fails.
  * --channels subscribes to those channels only; --depth N to the root
  * namespace's events down to N levels below it (namespaces [[]], depth N).
  * (defaults: agent, "hello", "approved"; the run's input is
@@ -204,6 +206,7 @@ int main(int argc, char **argv)
     const char *channels[16];
     size_t nchannels = 0;
     ap_client_subscription sub;
+    int watch = 0;
     aps_status st;
     if (argc < 4) {
         fputs("usage: client_run URL THREAD sse|websocket [last-event-id] [--max-message N] [--timeout MS]\n", stderr);
@@ -235,6 +238,8 @@ int main(int argc, char **argv)
                 channels[nchannels++] = p;
             sub.channels = channels;
             sub.channels_len = nchannels;
+        } else if (strcmp(argv[i], "--watch") == 0) {
+            watch = 1;
         } else if (strcmp(argv[i], "--depth") == 0 && i + 1 < argc) {
             sub.namespaces = root;
             sub.namespaces_len = 1;
@@ -256,7 +261,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "client_run: %s\n", err.message);
         return 1;
     }
-    if ((sub.channels != NULL || sub.namespaces != NULL) && ap_client_subscribe(c, &sub, &err) != APS_OK) {
+    if ((watch || sub.channels != NULL || sub.namespaces != NULL) && ap_client_subscribe(c, &sub, &err) != APS_OK) {
         fprintf(stderr, "client_run: %s\n", err.message);
         ap_client_close(c);
         return 1;
@@ -266,6 +271,13 @@ int main(int argc, char **argv)
     snprintf(input, sizeof input, "{\"messages\":[{\"role\":\"user\",\"content\":%.*s}]}",
              (int)aps_json_writer_len(&text), aps_json_writer_data(&text));
     aps_json_writer_deinit(&text);
+    if (watch) {
+        /* another client's run: its interrupts are that client's to answer */
+        for (rounds = 0; rounds < 10; rounds++)
+            if ((st = ap_client_run_until_done(c, timeout, &end, &err)) != APS_OK || end != AP_CLIENT_RUN_INTERRUPTED)
+                break;
+        goto done;
+    }
     st = ap_client_run_start(c, assistant, input, &resp, &err);
     if (st == APS_OK && !resp.ok) {
         fprintf(stderr, "client_run: run.start refused: %.*s\n", (int)resp.len, resp.json);
@@ -286,6 +298,7 @@ int main(int argc, char **argv)
             st = aps_error_set(&err, APS_E_STATE, 0, "the interrupt was not answered");
         }
     }
+done:
     if (st != APS_OK)
         fprintf(stderr, "client_run: %s\n", err.message);
     else if (end == AP_CLIENT_RUN_NONE)

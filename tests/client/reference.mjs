@@ -7,7 +7,9 @@
 // thread.toolCalls, thread.input.respond) and one driven by the C client
 // (client_run, on ap_client.h) on a thread of its own, same graph and input:
 // the messages the C client's callbacks deliver must equal the SDK's, block
-// for block, and so must the tool calls. With CHAT (examples/chat.c as
+// for block, and so must the tool calls. Over SSE the C client also watches
+// the SDK's own run (client_run --watch, subscribed to the SDK's thread
+// first): on the same run, the same messages and tool calls. With CHAT (examples/chat.c as
 // example-build built it against the installed package), the example too:
 // its run of the ReAct graph prints the SDK's final answer, and the
 // interrupting graph's run completes with the answer it read from standard
@@ -96,10 +98,11 @@ function exec(bin, args, input) {
   });
 }
 
-function cRun(url, kase, transport, threadId) {
+function cRun(url, kase, transport, threadId, watch = false) {
   return new Promise((resolve) => {
     const args = [url, threadId, transport, "--assistant", kase.graph, "--prompt", kase.text, "--timeout", "30000"];
     if (kase.respond !== undefined) args.push("--respond", JSON.stringify(kase.respond));
+    if (watch) args.push("--watch");
     const child = spawn(clientRun, args, { stdio: ["ignore", "pipe", "pipe"] });
     let out = "", err = "";
     child.stdout.on("data", (d) => { out += d; });
@@ -125,7 +128,13 @@ try {
     const kase = CASES[name];
     for (const transport of ["sse", "websocket"]) {
       const tag = `${process.pid}-${name}-${transport}`;
+      // The same run: over SSE the C client watches the thread the SDK drives (subscribed first). Over a
+      // WebSocket the reference server sends a thread's events to the socket that started the run only
+      // (the ws-routing entry of docs/baselines/langgraph-api-1.5.1.jsonl), so there the runs are two.
+      const watching = transport === "sse" ? cRun(server.url, kase, transport, `sdk-${tag}`, true) : null;
+      if (watching !== null) await new Promise((r) => setTimeout(r, 500));
       const want = await sdkRun(server.url, kase, transport, `sdk-${tag}`);
+      const watched = watching !== null ? await watching : null;
       const got = await cRun(server.url, kase, transport, `c-${tag}`);
       const why = [];
       if (got.code !== 0) why.push(`client_run exited ${got.code}:\n${got.err}`);
@@ -134,7 +143,15 @@ try {
         why.push(`messages differ:\n  SDK: ${want.messages.join("\n       ")}\n  C:   ${got.messages.join("\n       ")}`);
       if (got.tools.join("\n") !== want.tools.join("\n"))
         why.push(`tool calls differ:\n  SDK: ${want.tools.join("\n       ")}\n  C:   ${got.tools.join("\n       ")}`);
-      console.log(`${why.length === 0 ? "ok  " : "FAIL"} ${name} ${transport}: ${got.messages.length} messages, ${got.tools.length} tool calls`);
+      if (watched !== null) {
+        if (watched.code !== 0) why.push(`client_run --watch exited ${watched.code}:\n${watched.err}`);
+        if (watched.messages.join("\n") !== want.messages.join("\n"))
+          why.push(`messages of the SDK's own run differ:\n  SDK: ${want.messages.join("\n       ")}\n  C:   ${watched.messages.join("\n       ")}`);
+        if (watched.tools.join("\n") !== want.tools.join("\n"))
+          why.push(`tool calls of the SDK's own run differ:\n  SDK: ${want.tools.join("\n       ")}\n  C:   ${watched.tools.join("\n       ")}`);
+      }
+      console.log(`${why.length === 0 ? "ok  " : "FAIL"} ${name} ${transport}: ${got.messages.length} messages, ${got.tools.length} tool calls` +
+                  (watched !== null ? `; watching the SDK's run: ${watched.messages.length} messages, ${watched.tools.length} tool calls` : ""));
       if (why.length > 0) failures.push(`${name} ${transport}: ${why.join("\n")}`);
     }
   }

@@ -77,7 +77,8 @@ struct ap_client {
     char want_run[MAX_ID];       /* the run_id run.start / input.respond answered: other runs' ends are not its end */
     size_t want_run_len;
     ap_client_run_end run_end;
-    int run_ended;
+    int run_ended;               /* the last run ended (a stream the server then ends is idle, no drop) */
+    uint64_t ends, ends_taken;   /* root lifecycle ends of the client's runs, and those run_until_done returned */
     ap_client_interrupt interrupt;
     int has_interrupt;
     aps_arena int_arena;
@@ -497,6 +498,7 @@ int apc_client_message(ap_client *c, const char *text, size_t len, aps_slice sse
             meta.ns.count == 0 && !other_run(c, json, ev)) {
             c->run_end = run_end_of(c, json);
             c->run_ended = 1;
+            c->ends++;
             if (c->cb.on_run_end != NULL)
                 c->cb.on_run_end(c->cb.user, c->run_end);
         }
@@ -1141,16 +1143,18 @@ aps_status ap_client_run_until_done(ap_client *c, int timeout_ms, ap_client_run_
     aps_error_clear(err);
     if (end != NULL)
         *end = AP_CLIENT_RUN_NONE;
-    while (!c->run_ended) {
+    /* the next end not yet returned: after an interrupt answered, the resumed run's */
+    while (c->ends == c->ends_taken) {
         if (cancelled(c))
             return aps_error_set(err, APS_E_STATE, 0, "cancelled");
         if (apc_now_ms() >= until)
             return APS_OK;
-        if (c->idle && !c->run_ended)
+        if (c->idle)
             return aps_error_set(err, APS_E_STATE, 0, "no run: the stream is idle");
         if ((st = ap_client_step(c, 100, err)) != APS_OK)
             return st;
     }
+    c->ends_taken = c->ends;
     if (end != NULL)
         *end = c->run_end;
     return APS_OK;

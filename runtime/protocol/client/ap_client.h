@@ -243,7 +243,13 @@ int ap_client_timeout_ms(const ap_client *c);
  * Steps until the run's root lifecycle ends (completed, failed or
  * interrupted: *end says which), `timeout_ms` passes (0: no limit; *end
  * AP_CLIENT_RUN_NONE, APS_OK) or ap_client_cancel is called (APS_E_STATE,
- * "cancelled"). Other statuses as ap_client_step. `end` may be NULL.
+ * "cancelled"). Each end is returned once: called again, it waits for the
+ * next (after an interrupt is answered, the resumed run's; a client that
+ * only watches a thread gets each run's end in turn). The run is the one
+ * run.start or input.respond answered with (its run_id), or any when the
+ * client started none. Other statuses as ap_client_step; APS_E_STATE when
+ * the stream is idle (the run ended and the server closed it) with no end
+ * left to return. `end` may be NULL.
  */
 APS_NODISCARD aps_status ap_client_run_until_done(ap_client *c, int timeout_ms, ap_client_run_end *end,
                                                   aps_error *err);

@@ -12,11 +12,12 @@
  *     o.thread_id = "t1";
  *     o.callbacks.on_message_delta = print_token;
  *     ap_client *c = ap_client_open(&o, &err);
- *     if (c == NULL || ap_client_subscribe(c, NULL, &err) != APS_OK) ...
- *     ap_client_command(c, "run.start", "{\"assistant_id\":\"agent\",\"input\":{}}", &resp, &err);
+ *     if (c == NULL || ap_client_run_start(c, "agent", "{\"messages\":[]}", &resp, &err) != APS_OK) ...
  *     while (ap_client_run_until_done(c, 0, &end, &err) == APS_OK && end == AP_CLIENT_RUN_INTERRUPTED)
- *         ... ap_client_respond(c, &interrupt, "\"yes\"", &resp, &err) ...
+ *         if (ap_client_respond(c, ap_client_interrupt_last(c), "\"yes\"", &resp, &err) != APS_OK) ...
  *     ap_client_close(c);
+ *
+ * (examples/chat.c is a whole program.)
  *
  * The loop is the caller's: ap_client_step does one round of I/O, waiting
  * at most a timeout; ap_client_fd gives a descriptor to poll beside others;
@@ -48,7 +49,7 @@
 extern "C" {
 #endif
 
-/* The client's version: the project's. */
+/* The defaults an option of 0 stands for (ap_client_options). */
 #define AP_CLIENT_DEFAULT_MAX_MESSAGE ((size_t)16 << 20)
 #define AP_CLIENT_DEFAULT_DEDUPE_WINDOW 4096u
 #define AP_CLIENT_DEFAULT_COMMAND_TIMEOUT_MS 30000

@@ -48,5 +48,6 @@ int bench_size(const bench_config *cfg);
 int bench_snapshots(const bench_config *cfg);
 int bench_redis(const bench_config *cfg);
 int bench_server(const bench_config *cfg);
+int bench_client(const bench_config *cfg);
 
 #endif

@@ -88,6 +88,9 @@ static const bench_area areas[] = {
 #ifdef HAVE_BENCH_SERVER
     { "server", bench_server, 0, 0 }, /* a service thread, a client thread and the publisher */
 #endif
+#if defined(HAVE_BENCH_CLIENT) && defined(APS_BENCH_HAVE_CLIENT)
+    { "client", bench_client, 0, 0 }, /* the client and a server thread writing the socket */
+#endif
     { NULL, NULL, 0, 0 }
 };
 

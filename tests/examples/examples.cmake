@@ -16,7 +16,7 @@ endfunction()
 if(MODE STREQUAL "size")
   # Lines of code: block comments (also several lines long) and // comments
   # removed, then the lines that are not blank.
-  foreach(name consumer producer)
+  foreach(name consumer producer chat)
     file(READ ${SOURCE}/${name}.c text)
     string(REGEX REPLACE "/\\*([^*]|\\*+[^*/])*\\*+/" "" text "${text}")
     string(REGEX REPLACE "//[^\n]*" "" text "${text}")
@@ -26,8 +26,12 @@ if(MODE STREQUAL "size")
     string(REGEX MATCHALL "\n" lines "${text}")
     list(LENGTH lines n)
     message(STATUS "examples/${name}.c: ${n} lines of code")
-    if(n GREATER 80)
-      message(FATAL_ERROR "examples/${name}.c has ${n} lines of code; at most 80")
+    set(most 80)
+    if(name STREQUAL "chat")
+      set(most 60) # issue 42: a client of a live server in under 60 lines
+    endif()
+    if(n GREATER most)
+      message(FATAL_ERROR "examples/${name}.c has ${n} lines of code; at most ${most}")
     endif()
   endforeach()
 

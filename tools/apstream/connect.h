@@ -6,8 +6,12 @@
  *                    verdicts (events through the checker of validate,
  *                    resume continuity, misses, filters, command responses).
  *                    No I/O: fuzzed (tests/fuzz/connect_read.c).
- *   connect_sse.c    HTTP on libcurl: SSE subscriptions, POST /commands.
- *   connect_ws.c     WebSocket on libwebsockets' client side.
+ *   connect_sse.c    HTTP: SSE subscriptions, POST /commands.
+ *   connect_ws.c     WebSocket.
+ *                    Both drive the thread client's transports
+ *                    (runtime/protocol/client/client_io.h: libcurl,
+ *                    libwebsockets' client side), which move the bytes;
+ *                    what a status, a close or a silence means is said here.
  *   connect.c        the command line and the order of the checks.
  *
  * Memory is bounded whatever the server sends: an event or response is at

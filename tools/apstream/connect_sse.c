@@ -2,43 +2,33 @@
  * connect_sse.c - `apstream connect` over HTTP: SSE subscriptions
  * (POST …/threads/ID/stream/events, or /stream when the server has only the
  * protocol text's spelling) and commands (POST …/threads/ID/commands), on
- * libcurl's multi interface, so the subscriptions and a command run at once
- * in one loop that connect.c drives. Bytes go to the reading path
- * (connect_read.c) as they arrive; nothing here judges them, except what
- * only the clock or HTTP shows: a response body over the size bound, an
- * HTTP status other than 200, a heartbeat the server set up and then
- * missed, and (only with --stall) a connection silent that long. Silence
- * alone is no finding: the protocol asks for no heartbeat, and a node may
- * think for minutes.
+ * the thread client's HTTP transport (runtime/protocol/client/client_io.h,
+ * libcurl's multi interface), so the subscriptions and a command run at
+ * once in one loop that connect.c drives. Bytes go to the reading path
+ * (connect_read.c) as they arrive; the transport judges nothing, and here
+ * is only what the clock or HTTP shows: a response body over the size
+ * bound, an HTTP status other than 200, a heartbeat the server set up and
+ * then missed, and (only with --stall) a connection silent that long.
+ * Silence alone is no finding: the protocol asks for no heartbeat, and a
+ * node may think for minutes.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <curl/curl.h>
-
+#include "client_io.h"
 #include "connect.h"
 
-/* Bytes of an error page kept for the finding that quotes it. */
-#define ERROR_PAGE_KEPT 160
-
 typedef struct sse_xfer {
-    CURL *easy;
+    struct sse_transport *t;
     struct sse_xfer *next;
+    apc_conn *conn;
     cx_stream *st;            /* a subscription; NULL: a command */
     int fallback;             /* the subscription went to /stream after /stream/events was not found */
     char *request;            /* the subscription's EventStreamRequest (owned): kept for the fallback */
-    char *body;               /* what is POSTed (owned) */
-    struct curl_slist *headers;
     uint64_t id;              /* a command's id */
     char method[40];          /* its method, for findings */
-    char *resp;               /* a command's response body, at most `max` bytes */
-    size_t max;
-    size_t resp_len;
-    int too_big;
-    int64_t last_byte_ms;
-    long status;
     /* the heartbeat the server showed: two comments with nothing between, `period_ms` apart */
     uint64_t heartbeats;      /* st->heartbeats when last looked at */
     uint64_t events_then;     /* st->count at the last heartbeat */
@@ -48,37 +38,17 @@ typedef struct sse_xfer {
 
 typedef struct sse_transport {
     cx_transport base;
-    CURLM *multi;
+    apc_io *io;
     sse_xfer *xfers;
 } sse_transport;
-
-static size_t on_stream_bytes(char *ptr, size_t size, size_t nmemb, void *user)
-{
-    sse_xfer *x = user;
-    size_t n = size * nmemb;
-    x->last_byte_ms = cx_now_ms();
-    if (x->status == 0)
-        curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->status);
-    if (x->status != 200) {
-        /* an error page: its start kept for the message (one line, printable), the status said at the end */
-        size_t i;
-        if (x->resp == NULL && (x->resp = malloc(ERROR_PAGE_KEPT + 1)) == NULL)
-            return n;
-        for (i = 0; i < n && x->resp_len < ERROR_PAGE_KEPT; i++)
-            x->resp[x->resp_len++] = ptr[i] >= 0x20 && ptr[i] < 0x7f ? ptr[i] : ' ';
-        x->resp[x->resp_len] = '\0';
-        return n;
-    }
-    /* anything but 0 (go on) ends the transfer: the client is done with it, or cannot go on */
-    return cx_sse_push(x->st, ptr, n) == 0 ? n : 0;
-}
 
 static sse_transport *of(cx_transport *t)
 {
     return (sse_transport *)t;
 }
 
-static void xfer_free(sse_transport *t, sse_xfer *x)
+/* Forgets `x`; its connection is closed unless the transport is done with it already. */
+static void xfer_free(sse_transport *t, sse_xfer *x, int close)
 {
     sse_xfer **p;
     for (p = &t->xfers; *p != NULL; p = &(*p)->next)
@@ -86,51 +56,40 @@ static void xfer_free(sse_transport *t, sse_xfer *x)
             *p = x->next;
             break;
         }
-    curl_multi_remove_handle(t->multi, x->easy);
-    curl_easy_cleanup(x->easy);
-    curl_slist_free_all(x->headers);
+    if (close)
+        apc_conn_close(x->conn);
     free(x->request);
-    free(x->body);
-    free(x->resp);
     free(x);
 }
 
-static sse_xfer *xfer_new(sse_transport *t, const char *path, char *body)
+static int on_stream_bytes(void *user, const char *bytes, size_t len)
 {
-    char url[2048];
-    char *thread;
-    sse_xfer *x = calloc(1, sizeof *x);
-    if (x == NULL || (x->easy = curl_easy_init()) == NULL) {
-        free(x);
-        free(body);
-        return NULL;
-    }
-    /* the thread id is a path segment: escaped, whatever it holds */
-    thread = curl_easy_escape(x->easy, t->base.thread, 0);
-    snprintf(url, sizeof url, "%s/threads/%s/%s", t->base.base, thread != NULL ? thread : "", path);
-    curl_free(thread);
-    x->body = body;
-    x->last_byte_ms = cx_now_ms();
-    x->headers = curl_slist_append(NULL, "content-type: application/json");
-    curl_easy_setopt(x->easy, CURLOPT_URL, url);
-    curl_easy_setopt(x->easy, CURLOPT_POSTFIELDS, x->body);
-    curl_easy_setopt(x->easy, CURLOPT_POSTFIELDSIZE, (long)strlen(x->body));
-    curl_easy_setopt(x->easy, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(x->easy, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
-    curl_easy_setopt(x->easy, CURLOPT_PRIVATE, x);
-    return x;
+    sse_xfer *x = user;
+    /* anything but 0 (go on) ends the transfer: the client is done with it, or cannot go on */
+    return cx_sse_push(x->st, bytes, len) == 0 ? 0 : 1;
 }
 
-static int xfer_start(sse_transport *t, sse_xfer *x)
+static void finished(void *user, const apc_done *d);
+
+static sse_xfer *xfer_start(sse_transport *t, const char *path, const char *body, const char *const *headers,
+                            cx_stream *st)
 {
-    curl_easy_setopt(x->easy, CURLOPT_HTTPHEADER, x->headers);
-    if (x->headers == NULL || curl_multi_add_handle(t->multi, x->easy) != CURLM_OK) {
-        xfer_free(t, x);
-        return -1;
+    apc_handler h;
+    sse_xfer *x = calloc(1, sizeof *x);
+    if (x == NULL)
+        return NULL;
+    x->t = t;
+    x->st = st;
+    h.on_data = st != NULL ? on_stream_bytes : NULL;
+    h.on_done = finished;
+    h.user = x;
+    if ((x->conn = apc_http_post(t->io, t->base.thread, path, body, strlen(body), headers, st != NULL, &h)) == NULL) {
+        free(x);
+        return NULL;
     }
     x->next = t->xfers;
     t->xfers = x;
-    return 0;
+    return x;
 }
 
 /* The body of a subscription: the request, with `since` or `sinceEventId` when it resumes so. */
@@ -161,53 +120,32 @@ static char *subscription_body(const char *request, const cx_stream *st)
 static int open_path(sse_transport *t, cx_stream *st, const char *request, int fallback)
 {
     sse_xfer *x;
+    const char *headers[2] = { NULL, NULL };
+    char h[CX_MAX_ID + 32];
     char *body = subscription_body(request, st), *kept = strdup(request);
     if (body == NULL || kept == NULL) {
         free(body);
         free(kept);
         return -1;
     }
-    if ((x = xfer_new(t, fallback ? "stream" : "stream/events", body)) == NULL) {
+    if (st->how == CX_RESUME_LAST_EVENT_ID) {
+        snprintf(h, sizeof h, "last-event-id: %.*s", (int)st->s->last_id_len, st->s->last_id);
+        headers[0] = h;
+    }
+    x = xfer_start(t, fallback ? "stream" : "stream/events", body, headers, st);
+    free(body);
+    if (x == NULL) {
         free(kept);
         return -1;
     }
-    x->st = st;
     x->request = kept;
     x->fallback = fallback;
-    x->headers = curl_slist_append(x->headers, "accept: text/event-stream");
-    if (st->how == CX_RESUME_LAST_EVENT_ID) {
-        char h[CX_MAX_ID + 32];
-        snprintf(h, sizeof h, "last-event-id: %.*s", (int)st->s->last_id_len, st->s->last_id);
-        x->headers = curl_slist_append(x->headers, h);
-    }
-    curl_easy_setopt(x->easy, CURLOPT_WRITEFUNCTION, on_stream_bytes);
-    curl_easy_setopt(x->easy, CURLOPT_WRITEDATA, x);
-    return xfer_start(t, x);
+    return 0;
 }
 
 static int sse_open(cx_transport *tp, cx_stream *st, const char *request)
 {
     return open_path(of(tp), st, request, 0);
-}
-
-/* Appends to a command's response body, bounded by max_record. */
-static size_t on_command_bytes(char *ptr, size_t size, size_t nmemb, void *user)
-{
-    sse_xfer *x = user;
-    size_t n = size * nmemb;
-    char *grown;
-    x->last_byte_ms = cx_now_ms();
-    if (x->resp_len + n > x->max) {
-        x->too_big = 1;
-        return 0;
-    }
-    if ((grown = realloc(x->resp, x->resp_len + n + APS_PADDING)) == NULL)
-        return 0;
-    x->resp = grown;
-    memcpy(x->resp + x->resp_len, ptr, n);
-    x->resp_len += n;
-    memset(x->resp + x->resp_len, 0, APS_PADDING);
-    return n;
 }
 
 static int sse_command(cx_transport *tp, cx_stream *on, const char *text, size_t len, uint64_t id)
@@ -220,56 +158,67 @@ static int sse_command(cx_transport *tp, cx_stream *on, const char *text, size_t
         return -1;
     memcpy(body, text, len);
     body[len] = '\0';
-    if ((x = xfer_new(t, "commands", body)) == NULL)
+    x = xfer_start(t, "commands", body, NULL, NULL);
+    free(body);
+    if (x == NULL)
         return -1;
-    x->max = t->base.s->o->max_record;
     x->id = id;
     cx_pending_method(t->base.s, id, x->method, sizeof x->method);
-    curl_easy_setopt(x->easy, CURLOPT_WRITEFUNCTION, on_command_bytes);
-    curl_easy_setopt(x->easy, CURLOPT_WRITEDATA, x);
-    return xfer_start(t, x);
+    return 0;
+}
+
+/* A command's transfer is over: say what it ended with. */
+static void command_finished(sse_transport *t, sse_xfer *x, const apc_done *d)
+{
+    cx_session *s = t->base.s;
+    cx_pending which;
+    int ok = d->end == APC_END_CLOSED; /* libcurl ended it well */
+    if (ok && d->status == 404)
+        cx_no_endpoint(s, "POST /commands", d->status);
+    else if (ok && d->status != 200 && d->status != 400)
+        cx_error(s, 0, "http-status", x->method, NULL, "POST /commands (command %" PRIu64 ") answered HTTP %ld",
+                 x->id, d->status);
+    if (d->end == APC_END_TOO_LARGE)
+        cx_error(s, 0, "too-large", x->method, NULL, "the response to command %" PRIu64 " is over %zu bytes", x->id,
+                 s->o->max_record);
+    else if (!ok)
+        cx_error(s, 0, "connection", x->method, NULL, "POST /commands (command %" PRIu64 "): %s", x->id,
+                 d->why != NULL ? d->why : "the transfer failed");
+    else if (d->status != 404) /* said above: no answer of the protocol's to check */
+        (void)cx_response(s, d->body != NULL ? d->body : "", d->len, (int64_t)x->id, &which, NULL);
+    if (!ok || d->body == NULL || d->status == 404)
+        cx_pending_forget(s, x->id); /* no answer to check: its failure is said */
 }
 
 /* A transfer is over: say what it ended with. */
-static void finished(sse_transport *t, sse_xfer *x, CURLcode rc)
+static void finished(void *user, const apc_done *d)
 {
+    sse_xfer *x = user;
+    sse_transport *t = x->t;
     cx_session *s = t->base.s;
-    long status = 0;
-    curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
+    long status = d->status;
     if (x->st == NULL) {
-        cx_pending which;
-        if (rc == CURLE_OK && status == 404)
-            cx_no_endpoint(s, "POST /commands", status);
-        else if (rc == CURLE_OK && status != 200 && status != 400)
-            cx_error(s, 0, "http-status", x->method, NULL, "POST /commands (command %" PRIu64 ") answered HTTP %ld",
-                     x->id, status);
-        if (x->too_big)
-            cx_error(s, 0, "too-large", x->method, NULL, "the response to command %" PRIu64 " is over %zu bytes",
-                     x->id, s->o->max_record);
-        else if (rc != CURLE_OK)
-            cx_error(s, 0, "connection", x->method, NULL, "POST /commands (command %" PRIu64 "): %s", x->id,
-                     curl_easy_strerror(rc));
-        else if (status != 404) /* said above: no answer of the protocol's to check */
-            (void)cx_response(s, x->resp != NULL ? x->resp : "", x->resp_len, (int64_t)x->id, &which, NULL);
-        if (x->too_big || rc != CURLE_OK || x->resp == NULL || status == 404)
-            cx_pending_forget(s, x->id); /* no answer to check: its failure is said */
+        command_finished(t, x, d);
+        xfer_free(t, x, 0);
         return;
     }
-    if (rc == CURLE_OK && status == 404 && !x->fallback && !x->st->stop) {
+    if (d->end == APC_END_STATUS && status == 404 && !x->fallback && !x->st->stop) {
         /* the protocol text's spelling of the stream path */
         if (open_path(t, x->st, x->request, 1) != 0) {
             fprintf(stderr, "apstream: out of memory\n");
             s->io_error = 1;
         }
+        xfer_free(t, x, 0);
         return;
     }
     x->st->closed = 1;
-    if (x->st->stop)
+    if (x->st->stop) {
+        xfer_free(t, x, 0);
         return; /* the client dropped it, or its failure was said */
-    if (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST) {
+    }
+    if (d->end == APC_END_UNREACHABLE) {
         if (!s->io_error) /* once, not once per subscription */
-            fprintf(stderr, "apstream: error: %s/threads/%s: %s\n", t->base.base, t->base.thread,
-                    curl_easy_strerror(rc));
+            fprintf(stderr, "apstream: error: %s/threads/%s: %s\n", t->base.base, t->base.thread, d->why);
         s->io_error = 1;
         x->st->stop = 1;
     } else if (status == 404) {
@@ -279,7 +228,7 @@ static void finished(sse_transport *t, sse_xfer *x, CURLcode rc)
         /* a way of resuming the server does not take: said once, and the next way is tried */
         cx_error(s, x->st->role == CX_MAIN ? s->events : 0, "resume-refused", cx_resume_key(x->st->how), NULL,
                  "resuming by %s was answered HTTP %ld%s%.*s", cx_resume_name(x->st->how), status,
-                 x->resp_len > 0 ? ": " : "", (int)x->resp_len, x->resp != NULL ? x->resp : "");
+                 d->len > 0 ? ": " : "", (int)d->len, d->body != NULL ? d->body : "");
         s->refused[x->st->how] = 1;
         x->st->stop = 1;
         x->st->dropped = x->st->role == CX_MAIN;
@@ -287,13 +236,14 @@ static void finished(sse_transport *t, sse_xfer *x, CURLcode rc)
         cx_error(s, 0, "http-status", NULL, NULL, "POST /threads/%s/%s answered HTTP %ld to a subscription",
                  t->base.thread, x->fallback ? "stream" : "stream/events", status);
         x->st->stop = 1;
-    } else if (rc != CURLE_OK) {
+    } else if (d->end != APC_END_CLOSED) {
         cx_error(s, x->st->role == CX_MAIN ? s->events : 0, "connection", NULL, NULL,
-                 "the subscription's connection failed: %s", curl_easy_strerror(rc));
+                 "the subscription's connection failed: %s", d->why != NULL ? d->why : "the transfer failed");
         x->st->stop = 1;
     } else {
         cx_sse_end(x->st);
     }
+    xfer_free(t, x, 0);
 }
 
 /*
@@ -306,6 +256,7 @@ static void finished(sse_transport *t, sse_xfer *x, CURLcode rc)
 static void heartbeat(cx_session *s, sse_xfer *x, int64_t now)
 {
     cx_stream *st = x->st;
+    int64_t last_byte_ms = apc_conn_last_byte_ms(x->conn);
     if (st->heartbeats != x->heartbeats) {
         if (x->heartbeat_ms != 0 && st->count == x->events_then && now - x->heartbeat_ms > x->period_ms)
             x->period_ms = now - x->heartbeat_ms;
@@ -313,40 +264,30 @@ static void heartbeat(cx_session *s, sse_xfer *x, int64_t now)
         x->heartbeat_ms = now;
         x->events_then = st->count;
     }
-    if (x->period_ms == 0 || st->stop || now - x->last_byte_ms <= 2 * x->period_ms + 1000)
+    if (x->period_ms == 0 || st->stop || now - last_byte_ms <= 2 * x->period_ms + 1000)
         return;
     /* the connection is taken for dead: said once for the run, whichever subscription showed it first */
     if (!s->heartbeat_said++)
         cx_error(s, st->role == CX_MAIN ? s->events : 0, "heartbeat-missed", NULL, NULL,
                  "%s: the server sent a heartbeat every %.1f s while idle, then nothing for %.1f s",
                  st->role == CX_MAIN ? "the subscription" : "a subscription", (double)x->period_ms / 1000.0,
-                 (double)(now - x->last_byte_ms) / 1000.0);
+                 (double)(now - last_byte_ms) / 1000.0);
     st->stop = 1;
 }
 
 static void sse_pump(cx_transport *tp, int ms)
 {
     sse_transport *t = of(tp);
-    CURLMsg *m;
-    int running, left;
     sse_xfer *x, *next;
     int64_t now;
-    curl_multi_poll(t->multi, NULL, 0, ms, NULL);
-    curl_multi_perform(t->multi, &running);
-    while ((m = curl_multi_info_read(t->multi, &left)) != NULL) {
-        if (m->msg != CURLMSG_DONE)
-            continue;
-        curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&x);
-        finished(t, x, m->data.result);
-        xfer_free(t, x);
-    }
+    apc_io_pump(t->io, ms);
     now = cx_now_ms();
     for (x = t->xfers; x != NULL; x = next) {
         next = x->next;
         if (x->st != NULL)
             heartbeat(tp->s, x, now);
         /* a stall, only when asked for (--stall): no byte for stall_s */
-        if (t->base.stall_s == 0 || now - x->last_byte_ms < (int64_t)t->base.stall_s * 1000)
+        if (t->base.stall_s == 0 || now - apc_conn_last_byte_ms(x->conn) < (int64_t)t->base.stall_s * 1000)
             continue;
         if (x->st != NULL) {
             if (!x->st->stop && !tp->s->stall_said++)
@@ -359,7 +300,7 @@ static void sse_pump(cx_transport *tp, int ms)
                      t->base.stall_s);
             cx_pending_forget(tp->s, x->id);
         }
-        xfer_free(t, x);
+        xfer_free(t, x, 1);
     }
 }
 
@@ -369,7 +310,7 @@ static void sse_close(cx_transport *tp, cx_stream *st)
     sse_xfer *x;
     for (x = t->xfers; x != NULL; x = x->next)
         if (x->st == st) {
-            xfer_free(t, x);
+            xfer_free(t, x, 1);
             break;
         }
     st->stop = st->closed = 1;
@@ -378,10 +319,9 @@ static void sse_close(cx_transport *tp, cx_stream *st)
 static void sse_free(cx_transport *tp)
 {
     sse_transport *t = of(tp);
+    apc_io_free(t->io); /* no callback from here on */
     while (t->xfers != NULL)
-        xfer_free(t, t->xfers);
-    curl_multi_cleanup(t->multi);
-    curl_global_cleanup();
+        xfer_free(t, t->xfers, 0);
     free(t);
 }
 
@@ -392,7 +332,7 @@ cx_transport *cx_sse_transport(cx_session *s, const char *base, const char *thre
     sse_transport *t = calloc(1, sizeof *t);
     if (t == NULL)
         return NULL;
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK || (t->multi = curl_multi_init()) == NULL) {
+    if ((t->io = apc_io_new(base, 0, s->o->max_record, NULL)) == NULL) {
         free(t);
         return NULL;
     }

@@ -7,7 +7,8 @@
 # The headers are every installed runtime header (runtime/*/aps/*.h and the
 # optional libraries' runtime/protocol/*/aps/*.h), the protocol companion
 # (runtime/protocol/companion/*.h), the thread server
-# (runtime/protocol/server/ap_*.h) and the committed bindings (generated/*.h),
+# (runtime/protocol/server/ap_*.h), the thread client (runtime/protocol/client/ap_*.h)
+# and the committed bindings (generated/*.h),
 # found by globbing, so a new header or function is picked up by itself.
 # tools/docs/api.awk reads each; functions marked APS_INTERNAL are left out.
 # ctest docs-api fails when docs/api.md differs from this script's output, or
@@ -26,7 +27,8 @@ export LC_ALL
 headers() {
     for h in "$src"/runtime/core/aps/*.h "$src"/runtime/schema/aps/*.h "$src"/runtime/framing/aps/*.h \
              "$src"/runtime/protocol/aps/*.h "$src"/runtime/protocol/*/aps/*.h \
-             "$src"/runtime/protocol/companion/*.h "$src"/runtime/protocol/server/ap_*.h "$src"/generated/*.h; do
+             "$src"/runtime/protocol/companion/*.h "$src"/runtime/protocol/server/ap_*.h \
+             "$src"/runtime/protocol/client/ap_*.h "$src"/generated/*.h; do
         [ -f "$h" ] && echo "$h"
     done
     return 0

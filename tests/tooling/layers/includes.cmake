@@ -12,6 +12,8 @@
 #   protocol/companion  the above, plus the committed bindings (ap.h)
 #   protocol/server     the above, plus the companion (its ap_*.h): the
 #                       thread server is a library on top of it
+#   protocol/client     the same for the thread client; and neither of the
+#                       two includes the other
 cmake_minimum_required(VERSION 3.20)
 get_filename_component(RUNTIME ${RUNTIME} ABSOLUTE)
 set(layers core schema framing protocol)
@@ -42,7 +44,7 @@ foreach(l ${layers})
     set(extra "")
     if(f MATCHES "^protocol/companion/")
       set(extra ap.h)
-    elseif(f MATCHES "^protocol/server/")
+    elseif(f MATCHES "^protocol/(server|client)/")
       file(GLOB companion_headers RELATIVE ${RUNTIME}/protocol/companion ${RUNTIME}/protocol/companion/*.h)
       set(extra ap.h ${companion_headers})
     endif()

@@ -25,11 +25,13 @@ typedef struct rest rest;
 /* What the REST layer asks of the runs' player (serve.c). */
 typedef struct rest_hooks {
     /*
-     * Plays run `run_id` on thread `thread_id`: the next script, or, with
-     * `resume`, answers the input the thread's paused run waits for (with
-     * `resume_json`, the command's resume value). 0, or -1 (the run fails).
+     * Plays run `run_id` on thread `thread_id`: the next script of graph
+     * `graph`, or, with `resume`, answers the input the thread's paused run
+     * waits for (with `resume_json`, the command's resume value). 0, or -1
+     * (the run fails).
      */
-    int (*start)(void *user, const char *thread_id, const char *run_id, int resume, const char *resume_json);
+    int (*start)(void *user, const char *thread_id, const char *run_id, const char *graph, int resume,
+                 const char *resume_json);
     /* Stops whatever plays on thread `thread_id`, without waiting for it. */
     void (*cancel)(void *user, const char *thread_id);
     void *user;
@@ -57,6 +59,13 @@ void rest_api(void *user, ap_server *srv, const ap_server_request *req, ap_serve
  * event of a run that is no longer the thread's (cancelled) is dropped.
  */
 void rest_event(rest *r, const char *thread_id, const char *run_id, const char *json, size_t len);
+
+/*
+ * Run `run_id` of thread `thread_id` pauses for input (after its
+ * input.requested): the run ends, the thread is interrupted, and a run
+ * with command.resume goes on with the rest of the script.
+ */
+void rest_paused(rest *r, const char *thread_id, const char *run_id);
 
 /*
  * A run started without the REST API (a protocol run.start): its thread

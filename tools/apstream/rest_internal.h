@@ -45,6 +45,7 @@ typedef struct rrun {
     char id[40];
     char thread[REST_MAX_ID + 1];
     char assistant[40];
+    char graph[64];           /* the assistant's graph: the scripts it plays */
     char status[16];          /* RunStatus */
     char multitask[16];
     char created[32], updated[32];

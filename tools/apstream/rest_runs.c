@@ -478,8 +478,19 @@ static void map_interrupt(rthread *t, rrun *run, aps_json_raw data, aps_arena *a
         aps_json_writer_deinit(&w);
     }
     aps_json_writer_deinit(&list);
-    /* the reference server reports a run that paused on an interrupt as a success */
-    run_end(t, run, "success", "interrupted");
+    /* (the run ends when the player pauses: rest_paused) */
+}
+
+void rest_paused(rest *r, const char *thread_id, const char *run_id)
+{
+    rthread *t;
+    rrun *run;
+    pthread_mutex_lock(&r->lock);
+    if ((t = rest_thread_find(r, thread_id)) != NULL && (run = rest_run_find(r, run_id)) != NULL &&
+        strcmp(t->active, run->id) == 0)
+        /* the reference server reports a run that paused on an interrupt as a success */
+        run_end(t, run, "success", "interrupted");
+    pthread_mutex_unlock(&r->lock);
 }
 
 /* The event name of a subgraph's event: `mode|ns1|ns2`. */
@@ -493,7 +504,7 @@ void rest_event(rest *r, const char *thread_id, const char *run_id, const char *
     aps_arena a;
     aps_json_raw root = { json, len }, params, data, nsraw;
     aa_store_namespace_t ns;
-    char method[32], node[64] = "", nsj[512] = "", name[600], start_id[40] = "";
+    char method[32], node[64] = "", nsj[512] = "", name[600], start_id[40] = "", start_graph[64] = "";
     rthread *t;
     rrun *run;
     uint32_t sub;
@@ -589,8 +600,9 @@ void rest_event(rest *r, const char *thread_id, const char *run_id, const char *
             aps_json_writer_deinit(&w);
             run_end(t, run, "error", "error");
             start_next = 1;
-        } else if (strcmp(event, "interrupted") == 0) {
-            run_end(t, run, "interrupted", t->interrupts != NULL ? "interrupted" : "idle");
+        } else if (strcmp(event, "interrupted") == 0 && t->interrupts == NULL) {
+            /* (one that pauses on input ends when the player pauses: rest_paused) */
+            run_end(t, run, "interrupted", "idle");
         }
     }
     if (start_next && (run = next_pending(r, t)) != NULL) {
@@ -600,10 +612,11 @@ void rest_event(rest *r, const char *thread_id, const char *run_id, const char *
         snprintf(t->active, sizeof t->active, "%s", run->id);
         snprintf(t->status, sizeof t->status, "busy");
         snprintf(start_id, sizeof start_id, "%s", run->id);
+        snprintf(start_graph, sizeof start_graph, "%s", run->graph);
     }
     pthread_mutex_unlock(&r->lock);
     aps_arena_deinit(&a);
-    if (start_id[0] != '\0' && r->hooks.start(r->hooks.user, thread_id, start_id, 0, NULL) != 0) {
+    if (start_id[0] != '\0' && r->hooks.start(r->hooks.user, thread_id, start_id, start_graph, 0, NULL) != 0) {
         pthread_mutex_lock(&r->lock);
         if ((t = rest_thread_find(r, thread_id)) != NULL && (run = rest_run_find(r, start_id)) != NULL)
             run_end(t, run, "error", "error");
@@ -851,6 +864,7 @@ static void run_create(rest *r, const char *thread_id, run_kind kind, const ap_s
     run->resume_json = resume_json;
     metadata = kwargs = resume_json = NULL;
     snprintf(t->graph, sizeof t->graph, "%s", r->graphs[g]);
+    snprintf(run->graph, sizeof run->graph, "%s", r->graphs[g]);
     if (start) {
         strcpy(run->status, "running");
         snprintf(t->active, sizeof t->active, "%s", run->id);
@@ -868,8 +882,10 @@ static void run_create(rest *r, const char *thread_id, run_kind kind, const ap_s
     rest_now(t->updated);
     {
         char rid[40], thr[REST_MAX_ID + 1];
+        const char *resume_arg = run->resume_json;
         snprintf(rid, sizeof rid, "%s", run->id);
         snprintf(thr, sizeof thr, "%s", t->id);
+        snprintf(reply->content_location, sizeof reply->content_location, "/threads/%s/runs/%s", thr, rid);
         if (kind == RUN_STREAM) {
             ap_server_feed_ref(run->feed);
             reply->feed = run->feed;
@@ -892,7 +908,7 @@ static void run_create(rest *r, const char *thread_id, run_kind kind, const ap_s
         pthread_mutex_unlock(&r->lock);
         if (cancel_thread[0] != '\0' && r->hooks.cancel != NULL)
             r->hooks.cancel(r->hooks.user, cancel_thread);
-        if (start && r->hooks.start(r->hooks.user, thr, rid, resume, resume ? "null" : NULL) != 0) {
+        if (start && r->hooks.start(r->hooks.user, thr, rid, r->graphs[g], resume, resume_arg) != 0) {
             /* nothing half done: the run fails as a whole, and says so */
             pthread_mutex_lock(&r->lock);
             if ((t = rest_thread_find(r, thr)) != NULL && (run = rest_run_find(r, rid)) != NULL) {

@@ -96,6 +96,7 @@ typedef struct serve_thread {
     uint64_t seq;                /* the seq of the event being fed */
     char run_id[64];             /* the run playing: the REST API's run id, or run-N (under sv->lock) */
     int cancel;                  /* the REST API stopped the run (under sv->lock) */
+    unsigned gen;                /* which player is the thread's: an older one stops (under sv->lock) */
     struct serve_thread *next;
 } serve_thread;
 
@@ -121,6 +122,9 @@ typedef struct player_args {
     const script *sc;
     char run_id[64];
     pthread_t previous;   /* a player of the same thread to wait for first (a run that replaced it) */
+    unsigned gen;         /* the thread's gen when this player started */
+    char last_run[64];    /* the run id its last event went out under */
+    int ended;            /* its last root lifecycle event was terminal */
     int has_previous;
 } player_args;
 
@@ -327,14 +331,17 @@ static int publish(player_args *a, const script_event *e)
     tid.ptr = a->t->id;
     tid.len = strlen(a->t->id);
     pthread_mutex_lock(&a->sv->lock);
-    if (a->t->cancel) {
+    if (a->t->cancel || a->t->gen != a->gen) {
         pthread_mutex_unlock(&a->sv->lock);
-        return -1; /* stopped: nothing more of this run */
+        return -1; /* stopped, or replaced: nothing more of this run */
     }
     /* (a run resumed by the REST API goes on under the new run's id) */
     snprintf(run_id, sizeof run_id, "%s", a->t->run_id[0] ? a->t->run_id : a->run_id);
     run.ptr = run_id;
     run.len = strlen(run_id);
+    memcpy(a->last_run, run_id, sizeof a->last_run);
+    if (e->root_lifecycle)
+        a->ended = terminal(e->status);
     note_namespace(a->t, e);
     st = ap_server_publish_json(a->sv->srv, tid, e->json, strlen(e->json), run, &a->t->seq, &err);
     if (st == APS_OK && a->t->assembler != NULL) {
@@ -373,7 +380,7 @@ static int wait_for_answer(player_args *a)
 {
     int rc;
     pthread_mutex_lock(&a->sv->lock);
-    while (!a->t->answered && !a->sv->stop && !a->t->cancel)
+    while (!a->t->answered && !a->sv->stop && !a->t->cancel && a->t->gen == a->gen)
         pthread_cond_wait(&a->sv->cond, &a->sv->lock);
     a->t->waiting = 0;
     rc = a->t->answered ? 0 : -1;
@@ -393,12 +400,23 @@ static script_event frame_event(char *json, const char *status)
     return e;
 }
 
+/* The run pauses for input: its REST record ends (a command.resume run goes on from here). */
+static void paused(player_args *a)
+{
+    char run_id[64];
+    pthread_mutex_lock(&a->sv->lock);
+    snprintf(run_id, sizeof run_id, "%s", a->t->run_id[0] ? a->t->run_id : a->run_id);
+    pthread_mutex_unlock(&a->sv->lock);
+    if (a->sv->rest != NULL)
+        rest_paused(a->sv->rest, a->t->id, run_id);
+}
+
 /* Whether the REST API stopped this thread's run. */
 static int cancelled(player_args *a)
 {
     int c;
     pthread_mutex_lock(&a->sv->lock);
-    c = a->t->cancel;
+    c = a->t->cancel || a->t->gen != a->gen;
     pthread_mutex_unlock(&a->sv->lock);
     return c;
 }
@@ -432,10 +450,16 @@ static void *play(void *arg)
             expect_answer(a);
         publish(a, e);
         if (e->input_request) {
-            /* the run pauses: after the root `interrupted` that ends it, when the script has one */
-            if (i + 1 < sc->count && sc->events[i + 1].root_lifecycle &&
-                strcmp(sc->events[i + 1].status, "interrupted") == 0)
-                publish(a, &sc->events[++i]);
+            /* the run pauses after the root `interrupted` that ends it, when the script has one before
+             * its next root lifecycle event (what comes between, the paused node's tasks and
+             * lifecycle, the reference server sends before it pauses too); else right here */
+            size_t j = i + 1;
+            while (j < sc->count && !sc->events[j].root_lifecycle)
+                j++;
+            if (j < sc->count && strcmp(sc->events[j].status, "interrupted") == 0)
+                while (i < j)
+                    publish(a, &sc->events[++i]);
+            paused(a);
             if (wait_for_answer(a) != 0)
                 break;
         }
@@ -447,7 +471,21 @@ static void *play(void *arg)
         publish(a, &e);
     }
     pthread_mutex_lock(&a->sv->lock);
-    a->t->playing = 0;
+    if (a->last_run[0] != '\0' && !a->ended && !a->sv->stop) {
+        /* stopped by the REST API (cancel, or a run that replaced it): its protocol stream is told so,
+         * under the run id it was playing as (the REST layer drops it: no longer the thread's run) */
+        static const char stopped[] = "{\"type\":\"event\",\"method\":\"lifecycle\",\"params\":{\"namespace\":[],"
+                                      "\"data\":{\"event\":\"interrupted\"}}}";
+        aps_slice tid, run;
+        tid.ptr = a->t->id;
+        tid.len = strlen(a->t->id);
+        run.ptr = a->last_run;
+        run.len = strlen(a->last_run);
+        if (ap_server_publish_json(a->sv->srv, tid, stopped, sizeof stopped - 1, run, NULL, NULL) != APS_OK)
+            fprintf(stderr, "apstream serve: %s: the end of a stopped run was not served\n", a->t->id);
+    }
+    if (a->gen == a->t->gen) /* (a player that was replaced leaves the thread to its successor) */
+        a->t->playing = 0;
     pthread_cond_broadcast(&a->sv->cond);
     pthread_mutex_unlock(&a->sv->lock);
     free(a);
@@ -675,15 +713,26 @@ static aps_status error_response(ap_message_t *response, const ap_command_t *cmd
     return APS_OK;
 }
 
+/* The graph a script plays: its first root lifecycle event's graph_name ("agent" without one). */
+static const char *script_graph(const script *sc)
+{
+    size_t i;
+    for (i = 0; i < sc->count; i++)
+        if (sc->events[i].root_lifecycle && sc->events[i].graph[0] != '\0')
+            return sc->events[i].graph;
+    return "agent";
+}
+
 /*
  * Starts a player of the next script on `t` (under sv->lock), named
  * `run_id` (NULL: run-N). A player still ending (stopped by the REST API)
  * is joined by the new one, not here: this runs on the service thread.
  * 0, or -1 out of memory.
  */
-static int spawn_player(serve *sv, serve_thread *t, const char *run_id)
+static int spawn_player(serve *sv, serve_thread *t, const char *run_id, const char *graph)
 {
     player_args *a;
+    size_t k;
     if ((a = calloc(1, sizeof *a)) == NULL || inspect_new_run(t) != 0) {
         free(a);
         return -1;
@@ -691,6 +740,15 @@ static int spawn_player(serve *sv, serve_thread *t, const char *run_id)
     a->sv = sv;
     a->t = t;
     a->sc = &sv->scripts[sv->next_script++ % sv->nscripts];
+    /* a run of an assistant plays that graph's scripts (the next of them in turn) */
+    for (k = 0; graph != NULL && k < sv->nscripts; k++) {
+        const script *sc = &sv->scripts[(sv->next_script - 1 + k) % sv->nscripts];
+        if (strcmp(script_graph(sc), graph) == 0) {
+            a->sc = sc;
+            sv->next_script += k;
+            break;
+        }
+    }
     ++t->runs;
     if (run_id != NULL)
         snprintf(a->run_id, sizeof a->run_id, "%s", run_id);
@@ -701,6 +759,9 @@ static int spawn_player(serve *sv, serve_thread *t, const char *run_id)
         a->previous = t->player;
         a->has_previous = 1;
     }
+    /* the player before, if still running, sees that it is no longer the thread's and stops */
+    a->gen = ++t->gen;
+    pthread_cond_broadcast(&sv->cond);
     t->cancel = 0;
     t->waiting = 0;
     t->answered = 0;
@@ -725,7 +786,7 @@ static aps_status start_run(serve *sv, serve_thread *t, const ap_command_t *cmd,
     if (t->playing)
         return error_response(response, cmd, AP_ERROR_CODE_INVALID_ARGUMENT,
                               "a run is in progress on this thread: wait for it to end");
-    if (spawn_player(sv, t, NULL) != 0)
+    if (spawn_player(sv, t, NULL, NULL) != 0)
         return APS_E_NOMEM;
     /* the REST API sees this run too (lock order: serve's, then the REST layer's) */
     if (sv->rest != NULL)
@@ -871,7 +932,8 @@ static aps_status on_command(void *user, ap_server *srv, const ap_server_command
 /* ---- the REST API's hooks (rest.h) ------------------------------------------------ */
 
 /* rest_hooks.start: the next script as run `run_id`, or the answer to the thread's paused run. */
-static int rest_start(void *user, const char *thread_id, const char *run_id, int resume, const char *resume_json)
+static int rest_start(void *user, const char *thread_id, const char *run_id, const char *graph, int resume,
+                      const char *resume_json)
 {
     serve *sv = user;
     serve_thread *t;
@@ -892,7 +954,7 @@ static int rest_start(void *user, const char *thread_id, const char *run_id, int
             t->cancel = 1; /* the REST API replaced it: it stops, and the new player waits for it */
             pthread_cond_broadcast(&sv->cond);
         }
-        rc = spawn_player(sv, t, run_id);
+        rc = spawn_player(sv, t, run_id, graph);
     }
     pthread_mutex_unlock(&sv->lock);
     return rc;
@@ -921,15 +983,6 @@ static void serve_api(void *user, ap_server *srv, const ap_server_request *req, 
     rest_api(sv->rest, srv, req, reply);
 }
 
-/* The graph a script plays: its first root lifecycle event's graph_name ("agent" without one). */
-static const char *script_graph(const script *sc)
-{
-    size_t i;
-    for (i = 0; i < sc->count; i++)
-        if (sc->events[i].root_lifecycle && sc->events[i].graph[0] != '\0')
-            return sc->events[i].graph;
-    return "agent";
-}
 
 /* ---- the command line ---------------------------------------------------------- */
 

@@ -80,6 +80,7 @@ typedef struct conn {
     uint64_t feed_next;
     uint32_t feed_mask;
     char token[96];
+    char content_location[320]; /* R_API: a Content-Location header to send ("": none) */
 } conn;
 
 static uint64_t mono_ms(void)
@@ -210,7 +211,8 @@ static int add_cors(const conn *c, struct lws *wsi, unsigned char **p, unsigned 
     if (!c->cors)
         return 0;
     return add_header(wsi, "access-control-allow-origin:", c->origin, p, end) ||
-           add_header(wsi, "vary:", "Origin", p, end);
+           add_header(wsi, "vary:", "Origin", p, end) ||
+           (c->route == R_API && add_header(wsi, "access-control-expose-headers:", "content-location", p, end));
 }
 
 /*
@@ -220,7 +222,7 @@ static int add_cors(const conn *c, struct lws *wsi, unsigned char **p, unsigned 
  */
 static int respond(conn *c, unsigned status, const char *type, const char *body, size_t len)
 {
-    unsigned char buf[LWS_PRE + 1024], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
+    unsigned char buf[LWS_PRE + 2048], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
     int stream = len == SIZE_MAX;
     if (!stream) {
         free(c->out);
@@ -234,12 +236,15 @@ static int respond(conn *c, unsigned status, const char *type, const char *body,
     }
     if (lws_add_http_common_headers(c->wsi, status, type, stream ? LWS_ILLEGAL_HTTP_CONTENT_LEN : len, &p, end) ||
         add_cors(c, c->wsi, &p, end) ||
+        (c->content_location[0] != '\0' && add_header(c->wsi, "content-location:", c->content_location, &p, end)) ||
         (c->extra_route && (add_header(c->wsi, "cache-control:", "no-store", &p, end) ||
                             add_header(c->wsi, "x-content-type-options:", "nosniff", &p, end))) ||
         (stream && (add_header(c->wsi, "cache-control:", "no-cache", &p, end) ||
                     add_header(c->wsi, "x-accel-buffering:", "no", &p, end))) ||
         lws_finalize_write_http_header(c->wsi, start, &p, end))
         return -1;
+    if (!stream && len == 0) /* no body to write: the next request of a kept-alive connection may come */
+        return lws_http_transaction_completed(c->wsi) ? -1 : 0;
     lws_callback_on_writable(c->wsi);
     return 0;
 }
@@ -1035,6 +1040,8 @@ static int api_error(ap_server *s, conn *c, unsigned status, const char *fmt, ..
 static int api_reply(ap_server *s, conn *c, ap_server_reply *reply)
 {
     int rc;
+    memcpy(c->content_location, reply->content_location, sizeof c->content_location);
+    c->content_location[sizeof c->content_location - 1] = '\0';
     if (reply->feed != NULL && reply->status == 200) {
         free(reply->body);
         c->feed = reply->feed;
@@ -1161,11 +1168,23 @@ static int api_start(ap_server *s, conn *c, int method, const char *uri)
     c->method = method;
     if ((c->path = strdup(uri)) == NULL)
         return -1;
+    /* each argument is a fragment of its own (lws_hdr_copy would run them together): joined by '&' */
     n = lws_hdr_total_length(c->wsi, WSI_TOKEN_HTTP_URI_ARGS);
     if ((c->query = calloc(1, (size_t)(n > 0 ? 2 * n + 2 : 1))) == NULL)
         return -1;
-    if (n > 0 && lws_hdr_copy(c->wsi, c->query, 2 * n + 2, WSI_TOKEN_HTTP_URI_ARGS) < 0)
-        c->query[0] = '\0';
+    if (n > 0) {
+        size_t used = 0;
+        int frag, got;
+        for (frag = 0; (got = lws_hdr_copy_fragment(c->wsi, c->query + used + (used > 0), (int)(2 * (size_t)n + 2 - used - 1),
+                                                    WSI_TOKEN_HTTP_URI_ARGS, frag)) >= 0; frag++) {
+            if (got == 0)
+                continue;
+            if (used > 0)
+                c->query[used++] = '&';
+            used += (size_t)got;
+        }
+        c->query[used] = '\0';
+    }
     (void)header(c->wsi, WSI_TOKEN_COUNT, "last-event-id:", c->last_event_id, sizeof c->last_event_id);
     if (!authorized(s, c->wsi))
         return api_error(s, c, 401, "an API key is required (x-api-key or Authorization: Bearer)");

@@ -100,13 +100,16 @@ typedef struct ap_server_reply {
     size_t len;
     /* the REST hook's (opt.api) answers that are not a body at once: */
     struct ap_server_feed *feed; /* with `status` 200: an SSE stream of this feed's records from
-                                    `feed_from` on whose tag is in `feed_mask`, ended when the feed
+                                    `feed_from` on whose tag has no bit outside `feed_mask` (a tag 0
+                                    goes to every stream; a mask 0 is every bit), ended when the feed
                                     is closed; taken (a reference the server drops) */
     uint64_t feed_from;
     uint32_t feed_mask;
     int feed_wait;               /* with `feed`: no stream; the hook is asked again, with `token`,
                                     once the feed is closed (a long poll: runs/wait, join) */
     char token[96];
+    char content_location[320];  /* a Content-Location header ("": none): the run a stream is of,
+                                    which the reference client reads (and CORS exposes) */
 } ap_server_reply;
 
 /*
@@ -128,7 +131,7 @@ void ap_server_feed_unref(ap_server_feed *f);
 
 /*
  * Appends the record `event` / `json` (`len` bytes, one line of JSON)
- * with tag `tag` (a bit a stream's mask selects) and wakes the streams
+ * with tag `tag` (bits: a stream takes it when its mask has them all) and wakes the streams
  * that wait for it. Returns APS_OK; APS_E_ARGUMENT (a closed feed, or an
  * event name of a line feed); APS_E_NOMEM.
  */

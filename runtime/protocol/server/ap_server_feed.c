@@ -158,7 +158,7 @@ size_t server_feed_put(ap_server_feed *f, uint64_t *next, uint32_t mask, char *o
         char id[24];
         size_t need;
         int idn = snprintf(id, sizeof id, "%llu", (unsigned long long)*next);
-        if ((r->tag & mask) == 0) {
+        if ((r->tag & ~mask) != 0) { /* a bit the stream did not ask for */
             (*next)++;
             continue;
         }

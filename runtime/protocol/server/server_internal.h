@@ -129,7 +129,7 @@ APS_INTERNAL size_t server_event_put(char *out, const aps_replay_event *ev, int 
 /* ---- feeds (ap_server_feed.c) ------------------------------------------------------- */
 
 /*
- * Writes the SSE records of `f` from *next on whose tag is in `mask` into
+ * Writes the SSE records of `f` from *next whose tag has no bit outside `mask` into
  * out[0..cap), as many as fit; *next moves past them (and past the records
  * the mask skips). When the first record does not fit, *need is its size
  * (grow and call again), else 0. *done: the feed is closed and read to its

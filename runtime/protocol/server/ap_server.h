@@ -120,7 +120,7 @@ typedef struct ap_server_reply {
  */
 typedef struct ap_server_feed ap_server_feed;
 
-/* A new open feed of server `srv` (one reference), NULL out of memory. */
+/* A new open feed of server `srv` (one reference; NULL: a server that wakes nothing), NULL out of memory. */
 ap_server_feed *ap_server_feed_new(ap_server *srv);
 
 /* Takes one more reference. */

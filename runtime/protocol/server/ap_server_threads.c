@@ -119,7 +119,7 @@ static void thread_free(srv_thread *t)
 
 void server_wake(ap_server *s)
 {
-    if (s->ctx != NULL && /* (a server not started: the command path's fuzz target) */
+    if (s != NULL && s->ctx != NULL && /* (no server, or one not started: the fuzz targets) */
         !__atomic_exchange_n(&s->wake_pending, 1, __ATOMIC_ACQ_REL))
         lws_cancel_service(s->ctx);
 }

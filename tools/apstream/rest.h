@@ -44,7 +44,13 @@ typedef struct rest_hooks {
  */
 rest *rest_new(const rest_hooks *hooks, const char *const *graphs, size_t ngraphs);
 
-/* Frees it (after the server stopped). NULL-safe. */
+/*
+ * Closes every run's stream (their streams and long polls end): before the
+ * server stops, since what is left is freed after it.
+ */
+void rest_close(rest *r);
+
+/* Frees it (after rest_close, and after the server stopped). NULL-safe. */
 void rest_free(rest *r);
 
 /* The server whose feeds the runs stream on: set before the server serves. */

@@ -91,6 +91,15 @@ void rest_free(rest *r)
     free(r);
 }
 
+void rest_close(rest *r)
+{
+    rrun *run;
+    pthread_mutex_lock(&r->lock);
+    for (run = r->runs; run != NULL; run = run->next)
+        ap_server_feed_close(run->feed);
+    pthread_mutex_unlock(&r->lock);
+}
+
 void rest_set_server(rest *r, ap_server *srv)
 {
     r->srv = srv;

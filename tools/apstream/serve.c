@@ -943,8 +943,8 @@ static int rest_start(void *user, const char *thread_id, const char *run_id, con
     id.ptr = thread_id;
     id.len = strlen(thread_id);
     pthread_mutex_lock(&sv->lock);
-    if ((t = find_thread(sv, id, 1)) == NULL) {
-        rc = -1;
+    if (sv->stop || (t = find_thread(sv, id, 1)) == NULL) {
+        rc = -1; /* (stopping: the players are joined, no new one starts) */
     } else if (resume && t->waiting) {
         snprintf(t->run_id, sizeof t->run_id, "%s", run_id);
         t->answered = 1;
@@ -1176,6 +1176,7 @@ int apstream_serve(int argc, char **argv)
     for (t = sv.threads; t != NULL; t = t->next)
         if (t->joinable)
             pthread_join(t->player, NULL);
+    rest_close(sv.rest); /* (its feeds wake the server's loop: before that goes) */
     ap_server_stop(sv.srv);
     while ((t = sv.threads) != NULL) {
         sv.threads = t->next;

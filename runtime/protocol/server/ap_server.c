@@ -1280,7 +1280,8 @@ static int body_append(ap_server *s, conn *c, const void *in, size_t len)
     if ((grown = realloc(c->body, c->body_len + len + 1)) == NULL)
         return -1;
     c->body = grown;
-    memcpy(c->body + c->body_len, in, len);
+    if (len > 0) /* (libwebsockets may call with no bytes and no pointer) */
+        memcpy(c->body + c->body_len, in, len);
     c->body_len += len;
     c->body[c->body_len] = '\0';
     return 0;

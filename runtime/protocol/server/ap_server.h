@@ -138,7 +138,11 @@ void ap_server_feed_unref(ap_server_feed *f);
 APS_NODISCARD aps_status ap_server_feed_append(ap_server_feed *f, const char *event, const char *json, size_t len,
                                                uint32_t tag);
 
-/* Closes the feed: its streams end once they have sent every record, its long polls are answered. */
+/*
+ * Closes the feed: its streams end once they have sent every record, its
+ * long polls are answered. Closing a closed feed does nothing, and touches
+ * no server: close every feed before ap_server_stop to keep one past it.
+ */
 void ap_server_feed_close(ap_server_feed *f);
 
 /* Whether the feed is closed; its record count in *count (NULL: not told). */

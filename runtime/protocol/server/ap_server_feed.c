@@ -104,12 +104,15 @@ aps_status ap_server_feed_append(ap_server_feed *f, const char *event, const cha
 
 void ap_server_feed_close(ap_server_feed *f)
 {
+    int was;
     if (f == NULL)
         return;
     pthread_mutex_lock(&f->lock);
+    was = f->closed;
     f->closed = 1;
     pthread_mutex_unlock(&f->lock);
-    server_wake(f->srv);
+    if (!was) /* (closing it again wakes nothing: its server may be gone by then) */
+        server_wake(f->srv);
 }
 
 int ap_server_feed_closed(ap_server_feed *f, uint64_t *count)

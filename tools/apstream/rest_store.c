@@ -842,6 +842,45 @@ void rest_thread_copy(rest *r, const char *id, ap_server_reply *reply)
     pthread_mutex_unlock(&r->lock);
 }
 
+/*
+ * The state of a thread this process has no record of: the latest root
+ * values of its protocol log, which replicas share on Redis (so that any
+ * replica answers GET /state of a run another one plays, as before the
+ * REST API). 404 when the log has none either.
+ */
+static void shared_state(rest *r, const char *id, ap_server_reply *reply)
+{
+    char *json = NULL;
+    size_t len = 0;
+    aps_slice tid;
+    aps_json_writer w;
+    tid.ptr = id;
+    tid.len = strlen(id);
+    if (r->srv == NULL || ap_server_state(r->srv, tid, &json, &len) != APS_OK) {
+        rest_error(reply, 404, NULL, "no thread %s", id);
+        return;
+    }
+    aps_json_writer_init(&w, NULL);
+    aps_json_write_object_begin(&w);
+    aps_json_write_key(&w, "values", 6);
+    aps_json_write_raw(&w, (aps_json_raw){ json, len });
+    aps_json_write_key(&w, "next", 4);
+    aps_json_write_array_begin(&w);
+    aps_json_write_array_end(&w);
+    aps_json_write_key(&w, "tasks", 5);
+    aps_json_write_array_begin(&w);
+    aps_json_write_array_end(&w);
+    aps_json_write_key(&w, "metadata", 8);
+    aps_json_write_object_begin(&w);
+    aps_json_write_object_end(&w);
+    aps_json_write_key(&w, "created_at", 10);
+    aps_json_write_null(&w);
+    aps_json_write_object_end(&w);
+    free(json);
+    rest_reply_typed(reply, 200, &aa_thread_state_type, &w);
+    aps_json_writer_deinit(&w);
+}
+
 void rest_thread_state(rest *r, const char *id, const char *checkpoint, ap_server_reply *reply)
 {
     rthread *t;
@@ -850,8 +889,11 @@ void rest_thread_state(rest *r, const char *id, const char *checkpoint, ap_serve
     size_t i;
     pthread_mutex_lock(&r->lock);
     if ((t = rest_thread_find(r, id)) == NULL) {
-        rest_error(reply, 404, NULL, "no thread %s", id);
         pthread_mutex_unlock(&r->lock);
+        if (checkpoint == NULL)
+            shared_state(r, id, reply);
+        else
+            rest_error(reply, 404, NULL, "no thread %s", id);
         return;
     }
     if (checkpoint != NULL) {

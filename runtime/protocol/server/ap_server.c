@@ -36,7 +36,8 @@
 
 /* ---- connections ---------------------------------------------------------------- */
 
-typedef enum route_kind { R_NONE, R_STREAM, R_COMMANDS, R_STATE, R_API } route_kind;
+/* R_BAD_ID: a thread route whose id is not 1-255 bytes of printable UTF-8 (422) */
+typedef enum route_kind { R_NONE, R_STREAM, R_COMMANDS, R_STATE, R_API, R_BAD_ID } route_kind;
 /* C_FEED: an SSE stream of a feed; C_WAIT: a long poll on one (both of the REST hook) */
 typedef enum conn_kind { C_HTTP, C_SSE, C_WS, C_FEED, C_WAIT } conn_kind;
 
@@ -163,12 +164,16 @@ static int hex_digit(char c)
 
 /*
  * Splits "/threads/{id}/rest" into the id (percent-decoded into `id`) and
- * the route. R_NONE when the path is none of ours.
+ * the route. R_NONE when the path is none of ours; R_BAD_ID when it is one
+ * of the thread routes but its id is too long, has a NUL, or is not
+ * printable UTF-8 (what the log would print raw, and a shared log would
+ * name a key by).
  */
 static route_kind parse_path(const char *uri, char *id, size_t cap, size_t *id_len)
 {
     const char *p, *slash;
-    size_t n = 0;
+    size_t n = 0, k, step = 1;
+    int bad = 0;
     if (strncmp(uri, "/threads/", 9) != 0)
         return R_NONE;
     p = uri + 9;
@@ -183,18 +188,23 @@ static route_kind parse_path(const char *uri, char *id, size_t cap, size_t *id_l
             c = (char)(hi * 16 + lo);
             p += 2;
         }
-        if (n + 1 >= cap || c == '\0')
-            return R_NONE;
+        if (n + 1 >= cap || c == '\0') {
+            bad = 1;
+            break;
+        }
         id[n++] = c;
     }
     id[n] = '\0';
     *id_len = n;
+    for (k = 0; !bad && k < n; k += step)
+        if ((step = server_utf8_char((const unsigned char *)id + k, n - k)) == 0)
+            bad = 1;
     if (strcmp(slash, "/stream/events") == 0 || strcmp(slash, "/stream") == 0)
-        return R_STREAM;
+        return bad ? R_BAD_ID : R_STREAM;
     if (strcmp(slash, "/commands") == 0)
-        return R_COMMANDS;
+        return bad ? R_BAD_ID : R_COMMANDS;
     if (strcmp(slash, "/state") == 0)
-        return R_STATE;
+        return bad ? R_BAD_ID : R_STATE;
     return R_NONE;
 }
 
@@ -1185,7 +1195,9 @@ static int api_start(ap_server *s, conn *c, int method, const char *uri)
         }
         c->query[used] = '\0';
     }
-    (void)header(c->wsi, WSI_TOKEN_COUNT, "last-event-id:", c->last_event_id, sizeof c->last_event_id);
+    if (header(c->wsi, WSI_TOKEN_COUNT, "last-event-id:", c->last_event_id, sizeof c->last_event_id) < 0 &&
+        lws_hdr_custom_length(c->wsi, "last-event-id:", 14) >= (int)sizeof c->last_event_id)
+        return api_error(s, c, 431, "a Last-Event-ID over %zu bytes", sizeof c->last_event_id - 1);
     if (!authorized(s, c->wsi))
         return api_error(s, c, 401, "an API key is required (x-api-key or Authorization: Bearer)");
     if (header(c->wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH, NULL, length, sizeof length) > 0)
@@ -1221,6 +1233,10 @@ static int request_start(ap_server *s, conn *c, int method, const char *uri)
     }
     if (c->route == R_NONE && (r = find_route(s, uri)) != NULL)
         return answer_route(s, c, method, uri, r);
+    /* (GET /state with a REST API is the API's: it refuses a bad id in its own words) */
+    if (c->route == R_BAD_ID && (s->opt.api == NULL || strlen(uri) < 6 || strcmp(uri + strlen(uri) - 6, "/state") != 0))
+        return respond_error(s, c, 422, NULL, AP_ERROR_CODE_INVALID_ARGUMENT,
+                             "a thread id is 1 to %u bytes of printable UTF-8", MAX_ID - 1);
     if (s->opt.api != NULL && c->route != R_STREAM && c->route != R_COMMANDS)
         return api_start(s, c, method, uri);
     if (!authorized(s, c->wsi))
@@ -1379,7 +1395,10 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             return respond_error(s, c, 503, NULL, AP_ERROR_CODE_UNKNOWN_ERROR,
                                  s->stopping ? "the server is stopping" : "too many connections");
         }
-        if (method < 0 || uri == NULL || uri_len <= 0 || (size_t)uri_len >= sizeof path)
+        if (method >= 0 && uri != NULL && (size_t)uri_len >= sizeof path)
+            return respond_error(s, c, 414, NULL, AP_ERROR_CODE_INVALID_ARGUMENT, "a path over %zu bytes",
+                                 sizeof path - 1);
+        if (method < 0 || uri == NULL || uri_len <= 0)
             return respond_error(s, c, 400, NULL, AP_ERROR_CODE_INVALID_ARGUMENT, "a request line we cannot read");
         memcpy(path, uri, (size_t)uri_len);
         path[uri_len] = '\0';

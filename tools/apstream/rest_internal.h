@@ -76,6 +76,7 @@ typedef struct rthread {
     char *metadata;           /* JSON object */
     char *values;             /* JSON, NULL before any */
     char *interrupts;         /* JSON array of {id, value}, NULL when none */
+    char interrupt_node[64];  /* the node that asked (the state's `next` while it waits) */
     char status[16];          /* ThreadStatus */
     char active[40];          /* the run in progress or paused on an interrupt ("" none) */
     char graph[64];

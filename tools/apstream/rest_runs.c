@@ -457,7 +457,7 @@ static void map_checkpoint(rthread *t, rrun *run, aps_json_raw data, aps_arena *
  * (what the reference server sends), the thread interrupted, the run over
  * (a `command.resume` run continues it).
  */
-static void map_interrupt(rthread *t, rrun *run, aps_json_raw data, aps_arena *a)
+static void map_interrupt(rthread *t, rrun *run, aps_json_raw data, const char *node, aps_arena *a)
 {
     char id[128];
     aps_json_raw payload;
@@ -477,6 +477,7 @@ static void map_interrupt(rthread *t, rrun *run, aps_json_raw data, aps_arena *a
         aps_json_raw l = { aps_json_writer_data(&list), aps_json_writer_len(&list) };
         free(t->interrupts);
         t->interrupts = rest_strndup(l.ptr, l.len);
+        snprintf(t->interrupt_node, sizeof t->interrupt_node, "%s", node[0] ? node : (t->graph[0] ? t->graph : "agent"));
         aps_json_writer_init(&w, NULL);
         aps_json_write_object_begin(&w);
         aps_json_write_key(&w, "__interrupt__", 13);
@@ -586,7 +587,7 @@ void rest_event(rest *r, const char *thread_id, const char *run_id, const char *
     } else if (strcmp(method, "checkpoints") == 0 && ns.count == 0) {
         map_checkpoint(t, run, data, &a);
     } else if (strcmp(method, "input.requested") == 0) {
-        map_interrupt(t, run, data, &a);
+        map_interrupt(t, run, data, node, &a);
     } else if (strcmp(method, "lifecycle") == 0 && ns.count == 0) {
         char event[32], graph[64];
         member_str(data, "event", &a, event, sizeof event);

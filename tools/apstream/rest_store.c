@@ -305,6 +305,8 @@ void rest_state_json(const rthread *t, const rstate *s, aps_json_writer *w)
     write_json(w, s != NULL ? s->values : t->values, "{}");
     aps_json_write_key(w, "next", 4);
     aps_json_write_array_begin(w);
+    if (newest && t->interrupts != NULL) /* (useStream reads a state's interrupts only while it has a next) */
+        aps_json_write_string(w, t->interrupt_node, strlen(t->interrupt_node));
     aps_json_write_array_end(w);
     aps_json_write_key(w, "tasks", 5);
     aps_json_write_array_begin(w);
@@ -312,7 +314,7 @@ void rest_state_json(const rthread *t, const rstate *s, aps_json_writer *w)
         /* the paused node: the task whose interrupts the client answers */
         aps_json_write_object_begin(w);
         write_str(w, "id", t->checkpoint);
-        write_str(w, "name", t->graph[0] ? t->graph : "agent");
+        write_str(w, "name", t->interrupt_node);
         aps_json_write_key(w, "error", 5);
         aps_json_write_null(w);
         aps_json_write_key(w, "interrupts", 10);

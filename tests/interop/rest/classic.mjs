@@ -57,10 +57,12 @@ function expected(file) {
     if (d.event === "content-block-delta" && d.delta.type === "text-delta") texts.set(current, texts.get(current) + d.delta.text);
   }
   const graph = events.find((e) => e.method === "lifecycle" && root(e))?.params.data.graph_name ?? "agent";
-  const interrupt = events.find((e) => e.method === "input.requested")?.params.data;
+  const asked = events.find((e) => e.method === "input.requested");
+  const interrupt = asked?.params.data;
+  const interruptNode = asked ? (asked.params.namespace.at(-1)?.split(":")[0] ?? graph) : undefined;
   const interruptAt = events.findIndex((e) => e.method === "input.requested");
   const valuesBefore = events.slice(0, interruptAt).filter((e) => e.method === "values" && root(e)).map((e) => e.params.data);
-  return { graph, values, final: values[values.length - 1], texts, interrupt, valuesBefore };
+  return { graph, values, final: values[values.length - 1], texts, interrupt, interruptNode, valuesBefore };
 }
 const agent = expected(opt.scripts[0]);
 const paused = expected(opt.scripts[1]);
@@ -227,6 +229,8 @@ try {
   check(pausedThread.status === "interrupted", "an interrupted thread", pausedThread.status);
   const pausedState = await client.threads.getState(it.thread_id);
   check(same(pausedState.tasks[0]?.interrupts?.[0]?.value, paused.interrupt.payload), "getState: the task's interrupts", pausedState.tasks);
+  check(pausedState.next.length === 1 && pausedState.next[0] === pausedState.tasks[0].name && pausedState.next[0] === paused.interruptNode,
+        "getState: next names the node that asked", pausedState.next);
   const resumed = await limit(collect(client.runs.stream(it.thread_id, paused.graph, { command: { resume: "yes" }, streamMode: ["values"] })), "resume");
   check(resumed[0].event === "metadata" && resumed[0].data.run_id !== pausedParts[0].data.run_id, "the resume is a run of its own");
   check(same(resumed.filter((p) => p.event === "values").pop()?.data, paused.final), "the resumed run ends with the script's final values");

@@ -160,6 +160,9 @@ char *rest_strndup(const char *text, size_t len);
 /* Whether JSON values a and b are equal (objects member by member, in any order). */
 int rest_json_equal(aps_json_raw a, aps_json_raw b);
 
+/* Merges the members of object `add` into object text *into (a new malloc'd text). 0, or -1. */
+int rest_merge_object(char **into, aps_json_raw add);
+
 rthread *rest_thread_find(rest *r, const char *id);
 /* A new idle thread `id` with `metadata` (JSON; NULL: {}), NULL out of memory. */
 rthread *rest_thread_add(rest *r, const char *id, const char *metadata, size_t len);

@@ -875,6 +875,18 @@ static void run_create(rest *r, const char *thread_id, run_kind kind, const ap_s
     metadata = kwargs = resume_json = NULL;
     snprintf(t->graph, sizeof t->graph, "%s", r->graphs[g]);
     snprintf(run->graph, sizeof run->graph, "%s", r->graphs[g]);
+    {
+        /* the thread's metadata names the graph that ran on it, as the reference server's does */
+        aps_json_writer w;
+        aps_json_writer_init(&w, NULL);
+        aps_json_write_object_begin(&w);
+        write_str(&w, "graph_id", r->graphs[g]);
+        write_str(&w, "assistant_id", r->assistant_ids[g]);
+        aps_json_write_object_end(&w);
+        if (aps_json_writer_status(&w) == APS_OK)
+            (void)rest_merge_object(&t->metadata, (aps_json_raw){ aps_json_writer_data(&w), aps_json_writer_len(&w) });
+        aps_json_writer_deinit(&w); /* (out of memory: the metadata stays as it was) */
+    }
     if (start) {
         strcpy(run->status, "running");
         snprintf(t->active, sizeof t->active, "%s", run->id);

@@ -340,6 +340,8 @@ void rest_state_json(const rthread *t, const rstate *s, aps_json_writer *w)
         write_str(w, "thread_id", t->id);
         write_str(w, "checkpoint_ns", "");
         write_str(w, "checkpoint_id", s->checkpoint);
+        aps_json_write_key(w, "checkpoint_map", 14);
+        aps_json_write_null(w);
         aps_json_write_object_end(w);
         aps_json_write_key(w, "parent_checkpoint", 17);
         if (s->parent[0] != '\0') {
@@ -347,6 +349,8 @@ void rest_state_json(const rthread *t, const rstate *s, aps_json_writer *w)
             write_str(w, "thread_id", t->id);
             write_str(w, "checkpoint_ns", "");
             write_str(w, "checkpoint_id", s->parent);
+            aps_json_write_key(w, "checkpoint_map", 14);
+            aps_json_write_null(w);
             aps_json_write_object_end(w);
         } else {
             aps_json_write_null(w);
@@ -758,8 +762,7 @@ void rest_thread_delete(rest *r, const char *id, ap_server_reply *reply)
         r->hooks.cancel(r->hooks.user, id);
 }
 
-/* Merges the members of object `add` into object text *into (a new malloc'd text). 0, or -1. */
-static int merge_object(char **into, aps_json_raw add)
+int rest_merge_object(char **into, aps_json_raw add)
 {
     aps_arena arena;
     aps_json_reader rd;
@@ -815,7 +818,7 @@ void rest_thread_patch(rest *r, const char *id, const ap_server_request *req, ap
     pthread_mutex_lock(&r->lock);
     if ((t = rest_thread_find(r, id)) == NULL) {
         rest_error(reply, 404, NULL, "no thread %s", id);
-    } else if (merge_object(&t->metadata, body_member(req, "metadata", a)) != 0) {
+    } else if (rest_merge_object(&t->metadata, body_member(req, "metadata", a)) != 0) {
         rest_error(reply, 500, NULL, "no memory for the metadata");
     } else {
         rest_now(t->updated);
@@ -931,7 +934,7 @@ void rest_thread_update_state(rest *r, const char *id, const ap_server_request *
     } else {
         char *values = t->values != NULL ? rest_strndup(t->values, strlen(t->values)) : NULL;
         aps_json_raw add = body_member(req, "values", a);
-        if (merge_object(&values, add) != 0) {
+        if (rest_merge_object(&values, add) != 0) {
             rest_error(reply, 500, NULL, "no memory for the values");
         } else {
             rest_thread_push_state(r, t, values, strlen(values));

@@ -25,6 +25,9 @@
  *
  * GET /inspect answers the page of `apstream report` in live mode
  * (report.html): read-only, see "/inspect" below and docs/apstream.md.
+ * Every other request goes to the REST API (rest.h, docs/rest.md): a REST
+ * run plays the next script of its assistant's graph through the same
+ * player, so that it is one run on both streams.
  *
  * Prints "listening on http://HOST:PORT" on standard output when ready,
  * one log line per connection and command on standard error, and runs
@@ -1028,7 +1031,11 @@ static const char serve_usage_text[] =
     "\n"
     "GET /inspect is the page of `apstream report`, live: the threads, and the chosen one's\n"
     "events as they arrive (read-only; with --api-key, type the key into the page).\n"
-    "Prints \"listening on http://HOST:PORT\" when ready; stops on SIGINT or SIGTERM.\n";
+    "It also answers the REST API of threads, runs, assistants and the store that the\n"
+    "reference client's Client and useStream call (docs/rest.md): an assistant per graph its\n"
+    "scripts play, a run the next script of its graph, the same run on both streams.\n"
+    "Prints \"listening on http://HOST:PORT\" when ready, then \"assistant NAME\" for each\n"
+    "assistant; stops on SIGINT or SIGTERM.\n";
 
 static int serve_usage(const char *why)
 {

@@ -163,9 +163,11 @@ int rest_json_equal(aps_json_raw a, aps_json_raw b);
 /* Merges the members of object `add` into object text *into (a new malloc'd text). 0, or -1. */
 int rest_merge_object(char **into, aps_json_raw add);
 
+/* The thread `id`, NULL when none. */
 rthread *rest_thread_find(rest *r, const char *id);
 /* A new idle thread `id` with `metadata` (JSON; NULL: {}), NULL out of memory. */
 rthread *rest_thread_add(rest *r, const char *id, const char *metadata, size_t len);
+/* Forgets thread t, its states and its runs (their feeds closed). */
 void rest_thread_remove(rest *r, rthread *t);
 /* Writes the Thread JSON of t. */
 void rest_thread_json(const rthread *t, aps_json_writer *w);
@@ -177,11 +179,17 @@ void rest_state_json(const rthread *t, const rstate *s, aps_json_writer *w);
 /* The graph (its index) that assistant id or graph id names, -1 when none. */
 int rest_graph(const rest *r, const char *id);
 
+/* The run `id`, NULL when none. */
 rrun *rest_run_find(rest *r, const char *id);
+/* Forgets the run (its feed closed and released). */
 void rest_run_remove(rest *r, rrun *run);
+/* Writes the Run JSON of the run. */
 void rest_run_json(const rrun *run, aps_json_writer *w);
 
-/* ---- routes ---- */
+/*
+ * ---- routes: each answers its request (docs/rest.md has what) into `reply`,
+ * taking r->lock itself; `a` is the request's arena ----
+ */
 
 void rest_assistants_search(rest *r, const ap_server_request *req, int agents, aps_arena *a, ap_server_reply *reply);
 void rest_assistants_count(rest *r, const ap_server_request *req, aps_arena *a, ap_server_reply *reply);

@@ -797,7 +797,10 @@ static void run_create(rest *r, const char *thread_id, run_kind kind, const ap_s
             return;
         }
     }
-    metadata = rest_strndup(body_raw(req, "metadata", a, "{}").ptr, body_raw(req, "metadata", a, "{}").len);
+    {
+        aps_json_raw m = body_raw(req, "metadata", a, "{}");
+        metadata = rest_strndup(m.ptr, m.len);
+    }
     {
         /* what the run was asked: kept as the reference server keeps it */
         aps_json_writer w;
@@ -891,13 +894,9 @@ static void run_create(rest *r, const char *thread_id, run_kind kind, const ap_s
         strcpy(run->status, "running");
         snprintf(t->active, sizeof t->active, "%s", run->id);
         strcpy(t->status, "busy");
-        if (!resume) {
-            free(t->interrupts);
-            t->interrupts = NULL;
-        } else {
-            free(t->interrupts);
-            t->interrupts = NULL;
-        }
+        /* a new run drops the interrupt, a resume answers it: either way it is no longer pending */
+        free(t->interrupts);
+        t->interrupts = NULL;
     } else {
         run->pending = 1;
     }

@@ -608,22 +608,19 @@ static void reply_thread(rthread *t, unsigned status, ap_server_reply *reply)
     aps_json_writer_deinit(&w);
 }
 
-/* An Object member of a decoded body as its JSON text (borrowed from the body), or {} when absent. */
-static aps_json_raw object_text(const aa_object_t *o, int has)
-{
-    aps_json_raw v = { "{}", 2 };
-    (void)o;
-    (void)has;
-    return v;
-}
-
-/* The raw text of member `name` of the request body when it is given (an object), else `{}`. */
+/*
+ * The raw text of member `name` of the request body when it is an object
+ * (the body was decoded with its type, which said so), else `{}`: what is
+ * kept of metadata, values and store values is the client's own text.
+ */
 static aps_json_raw body_member(const ap_server_request *req, const char *name, aps_arena *a)
 {
     aps_json_raw body = { req->body, req->body_len }, v;
     if (req->body_len == 0 || aps_json_raw_member(body, name, strlen(name), a, &v, NULL) != APS_OK ||
-        aps_json_raw_kind(v) != APS_JSON_OBJECT)
-        return object_text(NULL, 0);
+        aps_json_raw_kind(v) != APS_JSON_OBJECT) {
+        v.ptr = "{}";
+        v.len = 2;
+    }
     return v;
 }
 

@@ -148,13 +148,6 @@ void ap_server_feed_close(ap_server_feed *f);
 /* Whether the feed is closed; its record count in *count (NULL: not told). */
 int ap_server_feed_closed(ap_server_feed *f, uint64_t *count);
 
-/*
- * The record of index `i` (its event name and JSON, copied into malloc'd
- * *event and *json, which the caller frees). APS_OK; APS_E_NOT_FOUND.
- */
-APS_NODISCARD aps_status ap_server_feed_get(ap_server_feed *f, uint64_t i, char **event, char **json, size_t *len,
-                                            uint32_t *tag);
-
 /* The method of a request of the REST hook. */
 typedef enum ap_server_method {
     AP_SERVER_OTHER = 0,

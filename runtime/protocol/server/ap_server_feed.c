@@ -126,30 +126,6 @@ int ap_server_feed_closed(ap_server_feed *f, uint64_t *count)
     return closed;
 }
 
-aps_status ap_server_feed_get(ap_server_feed *f, uint64_t i, char **event, char **json, size_t *len, uint32_t *tag)
-{
-    aps_status st = APS_E_NOT_FOUND;
-    pthread_mutex_lock(&f->lock);
-    if (i < f->count) {
-        const feed_record *r = &f->records[i];
-        *event = strdup(r->event);
-        *json = malloc(r->len + 1);
-        if (*event == NULL || *json == NULL) {
-            free(*event);
-            free(*json);
-            st = APS_E_NOMEM;
-        } else {
-            memcpy(*json, r->json, r->len + 1);
-            *len = r->len;
-            if (tag != NULL)
-                *tag = r->tag;
-            st = APS_OK;
-        }
-    }
-    pthread_mutex_unlock(&f->lock);
-    return st;
-}
-
 size_t server_feed_put(ap_server_feed *f, uint64_t *next, uint32_t mask, char *out, size_t cap, size_t *need_out,
                        int *done)
 {

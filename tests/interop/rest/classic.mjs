@@ -258,6 +258,34 @@ try {
   await reader.cancel();
   check(text.includes(`"run_id":"${plist[0].run_id}"`) || text.includes(`"runId":"${plist[0].run_id}"`),
         "the protocol stream's events carry the REST run's id");
+  // the same messages either way: each message's text deltas on the protocol stream, and on the
+  // classic stream of the same run (joined from its start)
+  const protoText = new Map();
+  let open = null;
+  const full = await fetch(`${fast.url}/threads/${pt.thread_id}/stream/events`, {
+    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ channels: ["messages", "lifecycle"], since: 0 }),
+  });
+  const fr = full.body.getReader();
+  let ftext = "";
+  while (!/"event":"completed","graph_name":"agent"|"namespace":\[\],"data":\{"event":"completed"/.test(ftext) && Date.now() < deadline + 5000) {
+    const { value, done } = await withTimeout(fr.read(), 5000, "protocol messages");
+    if (done) break;
+    ftext += new TextDecoder().decode(value);
+  }
+  await fr.cancel();
+  for (const line of ftext.split("\n").filter((l) => l.startsWith("data: "))) {
+    const e = JSON.parse(line.slice(6));
+    if (e.method !== "messages") continue;
+    const d = e.params.data;
+    if (d.event === "message-start") { open = d.id; protoText.set(open, ""); }
+    if (d.event === "content-block-delta" && d.delta.type === "text-delta") protoText.set(open, protoText.get(open) + d.delta.text);
+  }
+  const classicText = new Map();
+  for (const p of await limit(collect(client.runs.joinStream(pt.thread_id, plist[0].run_id, { streamMode: ["messages-tuple"] })), "join tuples")) {
+    if (p.event === "messages" && p.data[0].type === "ai") classicText.set(p.data[0].id, (classicText.get(p.data[0].id) ?? "") + p.data[0].content);
+  }
+  check(protoText.size === agent.texts.size && [...agent.texts].every(([id, t]) => protoText.get(id) === t && classicText.get(id) === t),
+        "one run, two streams: the same messages on the protocol and classic streams", { proto: [...protoText], classic: [...classicText] });
 
   // ---- the store
   step("the store");
@@ -316,7 +344,12 @@ try {
   console.error(`FAIL ${e.stack ?? e}`);
   for (const s of started) console.error(s.log().split("\n").slice(-20).join("\n"));
 } finally {
-  for (const s of started) s.child.kill("SIGTERM");
+  // each server stops cleanly: status 0 (in the sanitizer build, no leak or error report either)
+  for (const s of started) {
+    s.child.kill("SIGTERM");
+    const code = await withTimeout(s.exited, 10000, "serve's exit").catch((e) => e.message);
+    check(code === 0, "serve exits 0 on SIGTERM", `${code}\n${s.log().split("\n").filter((l) => !l.startsWith("apstream serve:")).join("\n").slice(0, 2000)}`);
+  }
 }
 if (failures > 0) {
   console.error(`rest-classic: ${failures} failure(s)`);

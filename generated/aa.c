@@ -615,12 +615,13 @@ static const aps_literal aa_stream_mode_type_values[] = {
     { .kind = APS_LIT_TEXT, .text = "checkpoints", .len = 11 },
     { .kind = APS_LIT_TEXT, .text = "debug", .len = 5 },
     { .kind = APS_LIT_TEXT, .text = "events", .len = 6 },
+    { .kind = APS_LIT_TEXT, .text = "tools", .len = 5 },
 };
 const aps_type aa_stream_mode_type = {
     .kind = APS_K_ENUM,
     .name = "StreamMode",
     .size = sizeof(aa_stream_mode_t),
-    .u.enm = { .values = aa_stream_mode_type_values, .count = 9 },
+    .u.enm = { .values = aa_stream_mode_type_values, .count = 10 },
 };
 
 static const aps_field aa_error_body_type_fields[] = {
@@ -15855,6 +15856,7 @@ const char *aa_stream_mode_name(aa_stream_mode_t v)
     case AA_STREAM_MODE_CHECKPOINTS: return "checkpoints";
     case AA_STREAM_MODE_DEBUG: return "debug";
     case AA_STREAM_MODE_EVENTS: return "events";
+    case AA_STREAM_MODE_TOOLS: return "tools";
     default: return "";
     }
 }
@@ -15879,6 +15881,8 @@ aa_stream_mode_t aa_stream_mode_parse(const char *text, size_t len)
         return AA_STREAM_MODE_DEBUG;
     if (len == 6 && memcmp(text, "events", 6) == 0)
         return AA_STREAM_MODE_EVENTS;
+    if (len == 5 && memcmp(text, "tools", 5) == 0)
+        return AA_STREAM_MODE_TOOLS;
     return AA_STREAM_MODE_NONE;
 }
 

@@ -200,9 +200,10 @@ typedef enum aa_multitask_strategy {
 
 /**
  * A stream mode the reference client asks for. "messages-tuple" is sent as
- * `messages`; "messages" as messages/partial, /complete and /metadata.
+ * `messages`; "messages" as messages/partial, /complete and /metadata;
+ * "tools" (what useStream asks for its tool progress) as `tools`.
  *
- * Schema: `StreamMode` (agent-api.cddl:48).
+ * Schema: `StreamMode` (agent-api.cddl:49).
  */
 typedef enum aa_stream_mode {
     AA_STREAM_MODE_NONE = 0, /**< a zeroed value: none of the members */
@@ -215,13 +216,14 @@ typedef enum aa_stream_mode {
     AA_STREAM_MODE_CHECKPOINTS = 7, /**< "checkpoints" */
     AA_STREAM_MODE_DEBUG = 8, /**< "debug" */
     AA_STREAM_MODE_EVENTS = 9, /**< "events" */
+    AA_STREAM_MODE_TOOLS = 10, /**< "tools" */
 } aa_stream_mode_t;
 
 /**
  * The body of every refusal. `detail` is what the reference server and
  * client use; `pointer` is the JSON Pointer of the value refused (422).
  *
- * Schema: `ErrorBody` (agent-api.cddl:57).
+ * Schema: `ErrorBody` (agent-api.cddl:58).
  */
 struct aa_error_body {
     aps_slice detail;
@@ -239,7 +241,7 @@ struct aa_error_body {
 typedef struct aa_thread_interrupts_entry aa_thread_interrupts_entry_t;
 
 /**
- * Schema: `Thread.interrupts` (agent-api.cddl:78).
+ * Schema: `Thread.interrupts` (agent-api.cddl:79).
  */
 struct aa_thread_interrupts {
     aa_thread_interrupts_entry_t *items; /**< in input order */
@@ -249,7 +251,7 @@ struct aa_thread_interrupts {
 /**
  * A conversation: its metadata and, after a run, its latest values.
  *
- * Schema: `Thread` (agent-api.cddl:70).
+ * Schema: `Thread` (agent-api.cddl:71).
  */
 struct aa_thread {
     aps_slice thread_id;
@@ -267,7 +269,7 @@ struct aa_thread {
 };
 
 /**
- * Schema: `Thread.interrupts.*` (agent-api.cddl:78).
+ * Schema: `Thread.interrupts.*` (agent-api.cddl:79).
  */
 struct aa_thread_interrupts_value {
     aa_interrupt_t *items;
@@ -277,7 +279,7 @@ struct aa_thread_interrupts_value {
 /**
  * A pending interrupt of a run: what input.requested asked.
  *
- * Schema: `Interrupt` (agent-api.cddl:83).
+ * Schema: `Interrupt` (agent-api.cddl:84).
  */
 struct aa_interrupt {
     bool has_id; /**< whether "id" was given */
@@ -287,7 +289,7 @@ struct aa_interrupt {
 };
 
 /**
- * Schema: `ThreadCreate.if_exists` (agent-api.cddl:94).
+ * Schema: `ThreadCreate.if_exists` (agent-api.cddl:95).
  */
 typedef enum aa_thread_create_if_exists {
     AA_THREAD_CREATE_IF_EXISTS_NONE = 0, /**< a zeroed value: none of the members */
@@ -296,7 +298,7 @@ typedef enum aa_thread_create_if_exists {
 } aa_thread_create_if_exists_t;
 
 /**
- * Schema: `ThreadCreate.supersteps` (agent-api.cddl:96).
+ * Schema: `ThreadCreate.supersteps` (agent-api.cddl:97).
  */
 struct aa_thread_create_supersteps {
     aps_json_raw *items;
@@ -307,7 +309,7 @@ struct aa_thread_create_supersteps {
  * POST /threads. `if_exists`: "raise" (409 when the id is taken) or
  * "do_nothing" (the existing thread).
  *
- * Schema: `ThreadCreate` (agent-api.cddl:91).
+ * Schema: `ThreadCreate` (agent-api.cddl:92).
  */
 struct aa_thread_create {
     bool has_thread_id; /**< whether "thread_id" was given */
@@ -328,7 +330,7 @@ struct aa_thread_create {
 /**
  * A checkpoint of a thread: where its state was taken.
  *
- * Schema: `ThreadCheckpoint` (agent-api.cddl:125).
+ * Schema: `ThreadCheckpoint` (agent-api.cddl:126).
  */
 struct aa_thread_checkpoint {
     bool has_checkpoint_id; /**< whether "checkpoint_id" was given */
@@ -343,7 +345,7 @@ struct aa_thread_checkpoint {
 };
 
 /**
- * Schema: `ThreadPatch.messages` (agent-api.cddl:106).
+ * Schema: `ThreadPatch.messages` (agent-api.cddl:107).
  */
 struct aa_thread_patch_messages {
     aps_json_raw *items;
@@ -353,7 +355,7 @@ struct aa_thread_patch_messages {
 /**
  * PATCH /threads/{id}: metadata merged into the thread's.
  *
- * Schema: `ThreadPatch` (agent-api.cddl:102).
+ * Schema: `ThreadPatch` (agent-api.cddl:103).
  */
 struct aa_thread_patch {
     bool has_metadata; /**< whether "metadata" was given */
@@ -368,7 +370,7 @@ struct aa_thread_patch {
 };
 
 /**
- * Schema: `ThreadSearchRequest.ids` (agent-api.cddl:114).
+ * Schema: `ThreadSearchRequest.ids` (agent-api.cddl:115).
  */
 struct aa_thread_search_request_ids {
     aps_slice *items;
@@ -376,7 +378,7 @@ struct aa_thread_search_request_ids {
 };
 
 /**
- * Schema: `ThreadSearchRequest.sort_order` (agent-api.cddl:119).
+ * Schema: `ThreadSearchRequest.sort_order` (agent-api.cddl:120).
  */
 typedef enum aa_thread_search_request_sort_order {
     AA_THREAD_SEARCH_REQUEST_SORT_ORDER_NONE = 0, /**< a zeroed value: none of the members */
@@ -385,7 +387,7 @@ typedef enum aa_thread_search_request_sort_order {
 } aa_thread_search_request_sort_order_t;
 
 /**
- * Schema: `ThreadSearchRequest.select` (agent-api.cddl:120).
+ * Schema: `ThreadSearchRequest.select` (agent-api.cddl:121).
  */
 struct aa_thread_search_request_select {
     aps_slice *items;
@@ -395,7 +397,7 @@ struct aa_thread_search_request_select {
 /**
  * POST /threads/search, and POST /threads/count with the same filters.
  *
- * Schema: `ThreadSearchRequest` (agent-api.cddl:111).
+ * Schema: `ThreadSearchRequest` (agent-api.cddl:112).
  */
 struct aa_thread_search_request {
     bool has_metadata; /**< whether "metadata" was given */
@@ -420,7 +422,7 @@ struct aa_thread_search_request {
 };
 
 /**
- * Schema: `ThreadTask.interrupts` (agent-api.cddl:138).
+ * Schema: `ThreadTask.interrupts` (agent-api.cddl:139).
  */
 struct aa_thread_task_interrupts {
     aa_interrupt_t *items;
@@ -428,7 +430,7 @@ struct aa_thread_task_interrupts {
 };
 
 /**
- * Schema: `ThreadTask.path` (agent-api.cddl:142).
+ * Schema: `ThreadTask.path` (agent-api.cddl:143).
  */
 struct aa_thread_task_path {
     aps_json_raw *items;
@@ -438,7 +440,7 @@ struct aa_thread_task_path {
 /**
  * A task of a state: a node that ran, or that waits on an interrupt.
  *
- * Schema: `ThreadTask` (agent-api.cddl:134).
+ * Schema: `ThreadTask` (agent-api.cddl:135).
  */
 struct aa_thread_task {
     aps_slice id;
@@ -459,7 +461,7 @@ struct aa_thread_task {
 };
 
 /**
- * Schema: `ThreadState.next` (agent-api.cddl:149).
+ * Schema: `ThreadState.next` (agent-api.cddl:150).
  */
 struct aa_thread_state_next {
     aps_slice *items;
@@ -467,7 +469,7 @@ struct aa_thread_state_next {
 };
 
 /**
- * Schema: `ThreadState.tasks` (agent-api.cddl:150).
+ * Schema: `ThreadState.tasks` (agent-api.cddl:151).
  */
 struct aa_thread_state_tasks {
     aa_thread_task_t *items;
@@ -475,7 +477,7 @@ struct aa_thread_state_tasks {
 };
 
 /**
- * Schema: `ThreadState.interrupts` (agent-api.cddl:155).
+ * Schema: `ThreadState.interrupts` (agent-api.cddl:156).
  */
 struct aa_thread_state_interrupts {
     aa_interrupt_t *items;
@@ -485,7 +487,7 @@ struct aa_thread_state_interrupts {
 /**
  * GET /threads/{id}/state, and each entry of its history.
  *
- * Schema: `ThreadState` (agent-api.cddl:147).
+ * Schema: `ThreadState` (agent-api.cddl:148).
  */
 struct aa_thread_state {
     aps_json_raw values;
@@ -507,7 +509,7 @@ struct aa_thread_state {
 /**
  * POST /threads/{id}/state: values written as if node `as_node` wrote them.
  *
- * Schema: `ThreadStateUpdate` (agent-api.cddl:160).
+ * Schema: `ThreadStateUpdate` (agent-api.cddl:161).
  */
 struct aa_thread_state_update {
     bool has_values; /**< whether "values" was given */
@@ -524,7 +526,7 @@ struct aa_thread_state_update {
 /**
  * The answer to POST /threads/{id}/state: the checkpoint written.
  *
- * Schema: `ThreadStateUpdateAnswer` (agent-api.cddl:169).
+ * Schema: `ThreadStateUpdateAnswer` (agent-api.cddl:170).
  */
 struct aa_thread_state_update_answer {
     aa_thread_checkpoint_t checkpoint;
@@ -533,7 +535,7 @@ struct aa_thread_state_update_answer {
 /**
  * POST /threads/{id}/history.
  *
- * Schema: `ThreadHistoryRequest` (agent-api.cddl:174).
+ * Schema: `ThreadHistoryRequest` (agent-api.cddl:175).
  */
 struct aa_thread_history_request {
     bool has_limit; /**< whether "limit" was given */
@@ -551,7 +553,7 @@ struct aa_thread_history_request {
  * The `command` of a run: a resume value for an interrupt, an update of
  * the state, or nodes to go to.
  *
- * Schema: `RunCommand` (agent-api.cddl:188).
+ * Schema: `RunCommand` (agent-api.cddl:189).
  */
 struct aa_run_command {
     bool has_resume; /**< whether "resume" was given */
@@ -564,7 +566,7 @@ struct aa_run_command {
 };
 
 /**
- * Schema: `RunCreate.messages` (agent-api.cddl:204).
+ * Schema: `RunCreate.messages` (agent-api.cddl:205).
  */
 struct aa_run_create_messages {
     aps_json_raw *items;
@@ -572,7 +574,7 @@ struct aa_run_create_messages {
 };
 
 /**
- * Schema: `RunCreate.stream_mode/2` (agent-api.cddl:208).
+ * Schema: `RunCreate.stream_mode/2` (agent-api.cddl:209).
  */
 struct aa_run_create_stream_mode_array {
     aa_stream_mode_t *items;
@@ -587,7 +589,7 @@ typedef enum aa_run_create_stream_mode_kind {
 } aa_run_create_stream_mode_kind;
 
 /**
- * Schema: `RunCreate.stream_mode` (agent-api.cddl:208).
+ * Schema: `RunCreate.stream_mode` (agent-api.cddl:209).
  */
 struct aa_run_create_stream_mode {
     aa_run_create_stream_mode_kind kind; /**< chosen by the JSON kind of the value */
@@ -599,7 +601,7 @@ struct aa_run_create_stream_mode {
 };
 
 /**
- * Schema: `RunCreate.if_not_exists` (agent-api.cddl:212).
+ * Schema: `RunCreate.if_not_exists` (agent-api.cddl:213).
  */
 typedef enum aa_run_create_if_not_exists {
     AA_RUN_CREATE_IF_NOT_EXISTS_NONE = 0, /**< a zeroed value: none of the members */
@@ -608,7 +610,7 @@ typedef enum aa_run_create_if_not_exists {
 } aa_run_create_if_not_exists_t;
 
 /**
- * Schema: `RunCreate.on_completion` (agent-api.cddl:213).
+ * Schema: `RunCreate.on_completion` (agent-api.cddl:214).
  */
 typedef enum aa_run_create_on_completion {
     AA_RUN_CREATE_ON_COMPLETION_NONE = 0, /**< a zeroed value: none of the members */
@@ -617,7 +619,7 @@ typedef enum aa_run_create_on_completion {
 } aa_run_create_on_completion_t;
 
 /**
- * Schema: `RunCreate.on_disconnect` (agent-api.cddl:214).
+ * Schema: `RunCreate.on_disconnect` (agent-api.cddl:215).
  */
 typedef enum aa_run_create_on_disconnect {
     AA_RUN_CREATE_ON_DISCONNECT_NONE = 0, /**< a zeroed value: none of the members */
@@ -630,7 +632,7 @@ typedef enum aa_run_create_on_disconnect {
  * `assistant_id` (LangGraph) or `agent_id` (Agent Protocol) names the
  * graph; one of them is required, which the server checks.
  *
- * Schema: `RunCreate` (agent-api.cddl:198).
+ * Schema: `RunCreate` (agent-api.cddl:199).
  */
 struct aa_run_create {
     bool has_assistant_id; /**< whether "assistant_id" was given */
@@ -688,7 +690,7 @@ struct aa_run_create {
 /**
  * A run as listed and fetched.
  *
- * Schema: `Run` (agent-api.cddl:227).
+ * Schema: `Run` (agent-api.cddl:228).
  */
 struct aa_run {
     aps_slice run_id;
@@ -708,7 +710,7 @@ struct aa_run {
 /**
  * POST /runs/search.
  *
- * Schema: `RunSearchRequest` (agent-api.cddl:241).
+ * Schema: `RunSearchRequest` (agent-api.cddl:242).
  */
 struct aa_run_search_request {
     bool has_metadata; /**< whether "metadata" was given */
@@ -727,7 +729,7 @@ struct aa_run_search_request {
 };
 
 /**
- * Schema: `RunWaitResponse.messages` (agent-api.cddl:255).
+ * Schema: `RunWaitResponse.messages` (agent-api.cddl:256).
  */
 struct aa_run_wait_response_messages {
     aps_json_raw *items;
@@ -737,7 +739,7 @@ struct aa_run_wait_response_messages {
 /**
  * GET /runs/{id}/wait of the Agent Protocol: the run and its last values.
  *
- * Schema: `RunWaitResponse` (agent-api.cddl:252).
+ * Schema: `RunWaitResponse` (agent-api.cddl:253).
  */
 struct aa_run_wait_response {
     aa_run_t run;
@@ -751,7 +753,7 @@ struct aa_run_wait_response {
 /**
  * The first event of every classic stream.
  *
- * Schema: `RunStreamMetadata` (agent-api.cddl:260).
+ * Schema: `RunStreamMetadata` (agent-api.cddl:261).
  */
 struct aa_run_stream_metadata {
     aps_slice run_id;
@@ -761,7 +763,7 @@ struct aa_run_stream_metadata {
 /**
  * A graph a client may run, named by `assistant_id` or its `graph_id`.
  *
- * Schema: `Assistant` (agent-api.cddl:270).
+ * Schema: `Assistant` (agent-api.cddl:271).
  */
 struct aa_assistant {
     aps_slice assistant_id;
@@ -779,7 +781,7 @@ struct aa_assistant {
 };
 
 /**
- * Schema: `AssistantSearchRequest.sort_order` (agent-api.cddl:292).
+ * Schema: `AssistantSearchRequest.sort_order` (agent-api.cddl:293).
  */
 typedef enum aa_assistant_search_request_sort_order {
     AA_ASSISTANT_SEARCH_REQUEST_SORT_ORDER_NONE = 0, /**< a zeroed value: none of the members */
@@ -788,7 +790,7 @@ typedef enum aa_assistant_search_request_sort_order {
 } aa_assistant_search_request_sort_order_t;
 
 /**
- * Schema: `AssistantSearchRequest.select` (agent-api.cddl:293).
+ * Schema: `AssistantSearchRequest.select` (agent-api.cddl:294).
  */
 struct aa_assistant_search_request_select {
     aps_slice *items;
@@ -798,7 +800,7 @@ struct aa_assistant_search_request_select {
 /**
  * POST /assistants/search.
  *
- * Schema: `AssistantSearchRequest` (agent-api.cddl:285).
+ * Schema: `AssistantSearchRequest` (agent-api.cddl:286).
  */
 struct aa_assistant_search_request {
     bool has_graph_id; /**< whether "graph_id" was given */
@@ -823,7 +825,7 @@ struct aa_assistant_search_request {
 /**
  * An agent of the Agent Protocol: an assistant seen from there.
  *
- * Schema: `Agent` (agent-api.cddl:298).
+ * Schema: `Agent` (agent-api.cddl:299).
  */
 struct aa_agent {
     aps_slice agent_id;
@@ -840,7 +842,7 @@ struct aa_agent {
 /**
  * POST /agents/search.
  *
- * Schema: `AgentSearchRequest` (agent-api.cddl:308).
+ * Schema: `AgentSearchRequest` (agent-api.cddl:309).
  */
 struct aa_agent_search_request {
     bool has_name; /**< whether "name" was given */
@@ -857,7 +859,7 @@ struct aa_agent_search_request {
 /**
  * GET /agents/{id}/schemas and /assistants/{id}/schemas.
  *
- * Schema: `AgentSchema` (agent-api.cddl:317).
+ * Schema: `AgentSchema` (agent-api.cddl:318).
  */
 struct aa_agent_schema {
     bool has_agent_id; /**< whether "agent_id" was given */
@@ -876,7 +878,7 @@ struct aa_agent_schema {
 };
 
 /**
- * Schema: `AssistantGraph.nodes` (agent-api.cddl:330).
+ * Schema: `AssistantGraph.nodes` (agent-api.cddl:331).
  */
 struct aa_assistant_graph_nodes {
     aa_graph_node_t *items;
@@ -884,7 +886,7 @@ struct aa_assistant_graph_nodes {
 };
 
 /**
- * Schema: `AssistantGraph.edges` (agent-api.cddl:331).
+ * Schema: `AssistantGraph.edges` (agent-api.cddl:332).
  */
 struct aa_assistant_graph_edges {
     aa_graph_edge_t *items;
@@ -894,7 +896,7 @@ struct aa_assistant_graph_edges {
 /**
  * GET /assistants/{id}/graph: its nodes and edges.
  *
- * Schema: `AssistantGraph` (agent-api.cddl:329).
+ * Schema: `AssistantGraph` (agent-api.cddl:330).
  */
 struct aa_assistant_graph {
     aa_assistant_graph_nodes_t nodes;
@@ -902,7 +904,7 @@ struct aa_assistant_graph {
 };
 
 /**
- * Schema: `GraphNode` (agent-api.cddl:334).
+ * Schema: `GraphNode` (agent-api.cddl:335).
  */
 struct aa_graph_node {
     aps_slice id;
@@ -913,7 +915,7 @@ struct aa_graph_node {
 };
 
 /**
- * Schema: `GraphEdge` (agent-api.cddl:341).
+ * Schema: `GraphEdge` (agent-api.cddl:342).
  */
 struct aa_graph_edge {
     aps_slice source;
@@ -926,7 +928,7 @@ struct aa_graph_edge {
 /**
  * A stored value, by namespace and key.
  *
- * Schema: `Item` (agent-api.cddl:353).
+ * Schema: `Item` (agent-api.cddl:354).
  */
 struct aa_item {
     aa_store_namespace_t namespace_;
@@ -944,7 +946,7 @@ struct aa_item {
  * PUT /store/items. `index` and `ttl` are accepted and ignored (no vector
  * search, no expiry).
  *
- * Schema: `StorePutRequest` (agent-api.cddl:365).
+ * Schema: `StorePutRequest` (agent-api.cddl:366).
  */
 struct aa_store_put_request {
     aa_store_namespace_t namespace_;
@@ -960,7 +962,7 @@ struct aa_store_put_request {
 /**
  * DELETE /store/items.
  *
- * Schema: `StoreDeleteRequest` (agent-api.cddl:375).
+ * Schema: `StoreDeleteRequest` (agent-api.cddl:376).
  */
 struct aa_store_delete_request {
     bool has_namespace_; /**< whether "namespace" was given */
@@ -973,7 +975,7 @@ struct aa_store_delete_request {
  * POST /store/items/search. `query` is a case-sensitive text match on the
  * value's JSON, not a vector search.
  *
- * Schema: `StoreSearchRequest` (agent-api.cddl:383).
+ * Schema: `StoreSearchRequest` (agent-api.cddl:384).
  */
 struct aa_store_search_request {
     bool has_namespace_prefix; /**< whether "namespace_prefix" was given */
@@ -995,7 +997,7 @@ struct aa_store_search_request {
 };
 
 /**
- * Schema: `SearchItemsResponse.items` (agent-api.cddl:394).
+ * Schema: `SearchItemsResponse.items` (agent-api.cddl:395).
  */
 struct aa_search_items_response_items {
     aa_item_t *items;
@@ -1003,7 +1005,7 @@ struct aa_search_items_response_items {
 };
 
 /**
- * Schema: `SearchItemsResponse` (agent-api.cddl:393).
+ * Schema: `SearchItemsResponse` (agent-api.cddl:394).
  */
 struct aa_search_items_response {
     aa_search_items_response_items_t items;
@@ -1012,7 +1014,7 @@ struct aa_search_items_response {
 /**
  * POST /store/namespaces.
  *
- * Schema: `StoreListNamespacesRequest` (agent-api.cddl:398).
+ * Schema: `StoreListNamespacesRequest` (agent-api.cddl:399).
  */
 struct aa_store_list_namespaces_request {
     bool has_prefix; /**< whether "prefix" was given */
@@ -1029,7 +1031,7 @@ struct aa_store_list_namespaces_request {
 };
 
 /**
- * Schema: `ListNamespaceResponse.namespaces` (agent-api.cddl:408).
+ * Schema: `ListNamespaceResponse.namespaces` (agent-api.cddl:409).
  */
 struct aa_list_namespace_response_namespaces {
     aa_store_namespace_t *items;
@@ -1037,7 +1039,7 @@ struct aa_list_namespace_response_namespaces {
 };
 
 /**
- * Schema: `ListNamespaceResponse` (agent-api.cddl:407).
+ * Schema: `ListNamespaceResponse` (agent-api.cddl:408).
  */
 struct aa_list_namespace_response {
     aa_list_namespace_response_namespaces_t namespaces;
@@ -1046,7 +1048,7 @@ struct aa_list_namespace_response {
 /**
  * GET /info.
  *
- * Schema: `ServerInfo` (agent-api.cddl:416).
+ * Schema: `ServerInfo` (agent-api.cddl:417).
  */
 struct aa_server_info {
     aps_slice version;
@@ -1059,7 +1061,7 @@ struct aa_server_info {
 /**
  * GET /ok.
  *
- * Schema: `Ok` (agent-api.cddl:424).
+ * Schema: `Ok` (agent-api.cddl:425).
  */
 struct aa_ok {
     bool ok;

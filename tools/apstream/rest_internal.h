@@ -29,6 +29,7 @@ enum {
     M_CHECKPOINTS = 1u << 6,
     M_DEBUG = 1u << 7,
     M_EVENTS = 1u << 8,
+    M_TOOLS = 1u << 9,      /* "tools": on_tool_start, on_tool_end, on_tool_error */
     M_SUBGRAPHS = 1u << 30  /* an event of a subgraph: with stream_subgraphs only */
 };
 
@@ -67,6 +68,8 @@ typedef struct rrun {
     char tool_id[128], tool_name[128];
     char *tool_args;
     size_t tool_len, tool_cap;
+    struct { char id[128], name[128]; } tools[16]; /* the names of the tool calls started (a ring) */
+    unsigned ntools;
     struct rrun *next;
 } rrun;
 

@@ -343,13 +343,73 @@ static void map_message(const rthread *t, rrun *run, aps_json_raw data, const ch
     }
 }
 
-/* A tool's result, a ToolMessage: as a messages tuple and as messages/complete. */
+/* The name of tool call `id` as its tool-started said ("" when not seen). */
+static const char *tool_name(const rrun *run, const char *id)
+{
+    unsigned i;
+    for (i = 0; i < run->ntools && i < 16; i++)
+        if (strcmp(run->tools[i].id, id) == 0)
+            return run->tools[i].name;
+    return "";
+}
+
+/*
+ * A tool's progress as the reference server's `tools` mode writes it:
+ * {"event": "on_tool_start" | "on_tool_end" | "on_tool_error", toolCallId,
+ * name, input | output | error}. The protocol's fields in either spelling.
+ */
+static void tool_event(rrun *run, const char *event, aps_json_raw data, aps_arena *a)
+{
+    char id[128], name[128];
+    aps_json_raw v;
+    aps_json_writer w;
+    const char *kind = strcmp(event, "tool-started") == 0    ? "on_tool_start"
+                       : strcmp(event, "tool-finished") == 0 ? "on_tool_end"
+                       : strcmp(event, "tool-error") == 0    ? "on_tool_error"
+                                                             : NULL;
+    if (kind == NULL)
+        return; /* (tool-output-delta: the reference's tools mode has nothing for it) */
+    member_str(data, "toolCallId", a, id, sizeof id);
+    if (id[0] == '\0')
+        member_str(data, "tool_call_id", a, id, sizeof id);
+    member_str(data, "toolName", a, name, sizeof name);
+    if (name[0] == '\0')
+        member_str(data, "tool_name", a, name, sizeof name);
+    if (strcmp(kind, "on_tool_start") == 0) {
+        unsigned k = run->ntools++ % 16;
+        snprintf(run->tools[k].id, sizeof run->tools[k].id, "%s", id);
+        snprintf(run->tools[k].name, sizeof run->tools[k].name, "%s", name);
+    } else if (name[0] == '\0') {
+        snprintf(name, sizeof name, "%s", tool_name(run, id));
+    }
+    aps_json_writer_init(&w, NULL);
+    aps_json_write_object_begin(&w);
+    write_str(&w, "event", kind);
+    write_str(&w, "toolCallId", id);
+    write_str(&w, "name", name);
+    if (strcmp(kind, "on_tool_start") == 0 && aps_json_raw_member(data, "input", 5, a, &v, NULL) == APS_OK) {
+        aps_json_write_key(&w, "input", 5);
+        aps_json_write_raw(&w, v);
+    } else if (strcmp(kind, "on_tool_end") == 0 && aps_json_raw_member(data, "output", 6, a, &v, NULL) == APS_OK) {
+        aps_json_write_key(&w, "output", 6);
+        aps_json_write_raw(&w, v);
+    } else if (strcmp(kind, "on_tool_error") == 0 && aps_json_raw_member(data, "message", 7, a, &v, NULL) == APS_OK) {
+        aps_json_write_key(&w, "error", 5);
+        aps_json_write_raw(&w, v);
+    }
+    aps_json_write_object_end(&w);
+    emit(run, "tools", &w, M_TOOLS);
+    aps_json_writer_deinit(&w);
+}
+
+/* A tool's progress (`tools`) and its result, a ToolMessage: as a messages tuple and as messages/complete. */
 static void map_tool(const rthread *t, rrun *run, aps_json_raw data, uint32_t sub, aps_arena *a)
 {
     char event[32];
     aps_json_raw output;
     aps_json_writer w;
     member_str(data, "event", a, event, sizeof event);
+    tool_event(run, event, data, a);
     if (strcmp(event, "tool-finished") != 0 || aps_json_raw_member(data, "output", 6, a, &output, NULL) != APS_OK ||
         aps_json_raw_kind(output) != APS_JSON_OBJECT)
         return;
@@ -692,7 +752,7 @@ void rest_external_run(rest *r, const char *thread_id, const char *run_id)
 static uint32_t stream_modes(const aa_run_create_t *q, int subgraphs, ap_server_reply *reply)
 {
     static const uint32_t bits[] = { 0, M_VALUES, M_UPDATES, M_MESSAGES, M_TUPLE, M_CUSTOM, M_TASKS,
-                                     M_CHECKPOINTS, M_DEBUG, M_EVENTS };
+                                     M_CHECKPOINTS, M_DEBUG, M_EVENTS, M_TOOLS }; /* (AA_STREAM_MODE_* order) */
     uint32_t m = 0;
     size_t i;
     if (!q->has_stream_mode)
@@ -715,9 +775,9 @@ static uint32_t stream_modes(const aa_run_create_t *q, int subgraphs, ap_server_
 static uint32_t query_modes(const ap_server_request *req, uint32_t dflt)
 {
     static const char *const names[] = { "values", "updates", "messages", "messages-tuple", "custom",
-                                         "tasks", "checkpoints", "debug", "events" };
+                                         "tasks", "checkpoints", "debug", "events", "tools" };
     static const uint32_t bits[] = { M_VALUES, M_UPDATES, M_MESSAGES, M_TUPLE, M_CUSTOM, M_TASKS,
-                                     M_CHECKPOINTS, M_DEBUG, M_EVENTS };
+                                     M_CHECKPOINTS, M_DEBUG, M_EVENTS, M_TOOLS };
     uint32_t m = 0;
     const char *p = req->query;
     size_t i;
@@ -1146,7 +1206,8 @@ void rest_thread_runs(rest *r, const char *thread, const char *const *seg, const
         /* a join of the run's stream: from after Last-Event-ID, else from its start */
         char *end;
         unsigned long long after = 0;
-        int from_id = req->last_event_id[0] != '\0';
+        /* (useStream joins with "-1" for "from the start") */
+        int from_id = req->last_event_id[0] != '\0' && strcmp(req->last_event_id, "-1") != 0;
         if (from_id) {
             after = strtoull(req->last_event_id, &end, 10);
             if (*end != '\0') {

@@ -57,12 +57,14 @@ function expected(file) {
     if (d.event === "content-block-delta" && d.delta.type === "text-delta") texts.set(current, texts.get(current) + d.delta.text);
   }
   const graph = events.find((e) => e.method === "lifecycle" && root(e))?.params.data.graph_name ?? "agent";
+  const tools = events.filter((e) => e.method === "tools" && e.params.data.event === "tool-started")
+    .map((e) => ({ id: e.params.data.tool_call_id ?? e.params.data.toolCallId, name: e.params.data.tool_name ?? e.params.data.toolName }));
   const asked = events.find((e) => e.method === "input.requested");
   const interrupt = asked?.params.data;
   const interruptNode = asked ? (asked.params.namespace.at(-1)?.split(":")[0] ?? graph) : undefined;
   const interruptAt = events.findIndex((e) => e.method === "input.requested");
   const valuesBefore = events.slice(0, interruptAt).filter((e) => e.method === "values" && root(e)).map((e) => e.params.data);
-  return { graph, values, final: values[values.length - 1], texts, interrupt, interruptNode, valuesBefore };
+  return { graph, values, final: values[values.length - 1], texts, tools, interrupt, interruptNode, valuesBefore };
 }
 const agent = expected(opt.scripts[0]);
 const paused = expected(opt.scripts[1]);
@@ -129,7 +131,7 @@ try {
   let created = null;
   const parts = await limit(collect(client.runs.stream(t.thread_id, agent.graph, {
     input: { messages: [{ type: "human", content: "weather?" }] },
-    streamMode: ["values", "updates", "messages-tuple", "messages", "custom", "tasks", "checkpoints", "debug"],
+    streamMode: ["values", "updates", "messages-tuple", "messages", "custom", "tasks", "checkpoints", "debug", "tools"],
     onRunCreated: (m) => { created = m; },
   })), "runs.stream");
   check(parts[0]?.event === "metadata" && typeof parts[0].data.run_id === "string", "runs.stream: metadata first", parts[0]);
@@ -157,6 +159,11 @@ try {
         "tasks and checkpoints events");
   check(parts.filter((p) => p.event === "debug").every((p) => ["checkpoint", "task", "task_result"].includes(p.data.type)),
         "debug events");
+  // tools: the script's tool calls, started and ended, by id and name
+  const toolParts = parts.filter((p) => p.event === "tools").map((p) => p.data);
+  check(agent.tools.length > 0 && same(toolParts.map((d) => [d.event, d.toolCallId, d.name]),
+        agent.tools.flatMap((c) => [["on_tool_start", c.id, c.name], ["on_tool_end", c.id, c.name]])) &&
+        toolParts.every((d) => d.event !== "on_tool_end" || d.output?.type === "tool"), "tools events", toolParts);
 
   // ---- after the run: thread, state, history, runs
   step("after the run: thread, state, history, runs");

@@ -1225,8 +1225,9 @@ void rest_thread_runs(rest *r, const char *thread, const char *const *seg, const
         return;
     }
     if (n == 2 && post && seg_eq(seg[1], len[1], "cancel")) {
-        char action[16] = "interrupt", thr[REST_MAX_ID + 1];
+        char action[16] = "interrupt", thr[REST_MAX_ID + 1], next_id[40] = "", next_graph[64] = "";
         int was_active = t != NULL && strcmp(t->active, run->id) == 0;
+        rrun *next;
         (void)rest_query(req->query, "action", action, sizeof action);
         snprintf(thr, sizeof thr, "%s", run->thread);
         if (run->pending) {
@@ -1241,9 +1242,24 @@ void rest_thread_runs(rest *r, const char *thread, const char *const *seg, const
         }
         if (strcmp(action, "rollback") == 0)
             rest_run_remove(r, run);
+        if (was_active && t != NULL && (next = next_pending(r, t)) != NULL) {
+            /* the queue moves on, as when a run ends */
+            next->pending = 0;
+            snprintf(next->status, sizeof next->status, "running");
+            snprintf(t->active, sizeof t->active, "%s", next->id);
+            snprintf(t->status, sizeof t->status, "busy");
+            snprintf(next_id, sizeof next_id, "%s", next->id);
+            snprintf(next_graph, sizeof next_graph, "%s", next->graph);
+        }
         pthread_mutex_unlock(&r->lock);
         if (was_active && r->hooks.cancel != NULL)
             r->hooks.cancel(r->hooks.user, thr);
+        if (next_id[0] != '\0' && r->hooks.start(r->hooks.user, thr, next_id, next_graph, 0, NULL) != 0) {
+            pthread_mutex_lock(&r->lock);
+            if ((t = rest_thread_find(r, thr)) != NULL && (next = rest_run_find(r, next_id)) != NULL)
+                run_end(t, next, "error", "error");
+            pthread_mutex_unlock(&r->lock);
+        }
         rest_reply_raw(reply, 204, "", 0);
         return;
     }

@@ -8,7 +8,7 @@
 // AGENT_CAPTURE is a protocol capture of a run that ends (a tool call, then
 // text), INTERRUPT_CAPTURE one that pauses on an interrupt and goes on once
 // answered (tests/interop/reference/captures/*.ws.jsonl). Two servers: one
-// plays as fast as it can, one paced (5 ms an event) for what needs a run in
+// plays as fast as it can, one paced (15 ms an event, about a second a run) for what needs a run in
 // progress (multitask strategies, cancel, join). Exits 0, or 1 on the first
 // difference; bounded (every wait has a limit).
 import { readFileSync } from "node:fs";
@@ -89,7 +89,7 @@ async function serve(pace) {
 
 try {
   const fast = await serve(0);
-  const paced = await serve(5);
+  const paced = await serve(15);
   const client = new Client({ apiUrl: fast.url });
   const slow = new Client({ apiUrl: paced.url });
   const limit = (p, what) => withTimeout(p, 20000, what);
@@ -222,6 +222,12 @@ try {
   await slow.runs.cancel(st.thread_id, fifth.run_id);
   check((await slow.runs.get(st.thread_id, fifth.run_id)).status === "interrupted", "runs.cancel");
   check((await slow.threads.get(st.thread_id)).status === "idle", "a cancelled run leaves the thread idle");
+  // a cancelled run lets the queue move on
+  const sixth = await slow.runs.create(st.thread_id, agent.graph, { input: {} });
+  const seventh = await slow.runs.create(st.thread_id, agent.graph, { input: {}, multitaskStrategy: "enqueue" });
+  await slow.runs.cancel(st.thread_id, sixth.run_id);
+  check(same(await limit(slow.runs.join(st.thread_id, seventh.run_id), "join after cancel"), agent.final) &&
+        (await slow.runs.get(st.thread_id, seventh.run_id)).status === "success", "the enqueued run runs after a cancel");
   await slow.runs.delete(st.thread_id, fifth.run_id);
   check(await status(slow.runs.get(st.thread_id, fifth.run_id)) === 404, "runs.delete");
 

@@ -16,6 +16,7 @@
 
 #define REST_MAX_ID 128u        /* thread, run and assistant ids in paths and bodies */
 #define REST_MAX_HISTORY 64u    /* states a thread keeps */
+#define REST_MAX_RUNS 4096u     /* ended runs kept (with their streams, for joins): the oldest go first */
 #define APSTREAM_REST_VERSION "0.1.0"
 
 /* Stream modes, as bits of a feed record's tag (a record goes to a stream whose mask has all its bits). */
@@ -113,6 +114,7 @@ struct rest {
     ritem *items;
     uint64_t order;
     uint64_t rng;
+    size_t nruns;             /* runs kept */
 };
 
 /* ---- answers (rest.c) ---- */

@@ -694,6 +694,24 @@ void rest_event(rest *r, const char *thread_id, const char *run_id, const char *
     }
 }
 
+/*
+ * Forgets the oldest run that has ended (its stream can no longer be
+ * joined): a long-lived serve keeps REST_MAX_RUNS of them, not every one.
+ */
+static void forget_oldest_run(rest *r)
+{
+    rrun *run, *oldest = NULL;
+    for (run = r->runs; run != NULL; run = run->next)
+        if (!run->pending && strcmp(run->status, "running") != 0 && strcmp(run->status, "pending") != 0 &&
+            (oldest == NULL || run->order < oldest->order))
+            oldest = run;
+    if (oldest != NULL) {
+        rthread *t = rest_thread_find(r, oldest->thread);
+        if (t == NULL || strcmp(t->active, oldest->id) != 0) /* (a run paused on input stays) */
+            rest_run_remove(r, oldest);
+    }
+}
+
 /* A new run record of thread t (under the lock), with its feed and its `metadata` event. */
 static rrun *run_add(rest *r, rthread *t, const char *assistant, const char *multitask, uint32_t modes)
 {
@@ -724,6 +742,8 @@ static rrun *run_add(rest *r, rthread *t, const char *assistant, const char *mul
     aps_json_writer_deinit(&w);
     run->next = r->runs;
     r->runs = run;
+    if (++r->nruns > REST_MAX_RUNS)
+        forget_oldest_run(r);
     return run;
 }
 

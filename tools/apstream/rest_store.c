@@ -380,6 +380,7 @@ void rest_run_remove(rest *r, rrun *run)
     for (p = &r->runs; *p != NULL; p = &(*p)->next)
         if (*p == run) {
             *p = run->next;
+            r->nruns--;
             break;
         }
     if (run->feed != NULL) {

@@ -100,6 +100,7 @@ typedef struct serve_thread {
     char run_id[64];             /* the run playing: the REST API's run id, or run-N (under sv->lock) */
     int cancel;                  /* the REST API stopped the run (under sv->lock) */
     unsigned gen;                /* which player is the thread's: an older one stops (under sv->lock) */
+    int refused;                 /* the protocol log refused one of its events (said once) */
     struct serve_thread *next;
 } serve_thread;
 
@@ -354,15 +355,16 @@ static int publish(player_args *a, const script_event *e)
         rec.line = a->t->seq;
         (void)apstream_asm_record(a->t->assembler, &rec);
     }
-    pthread_mutex_unlock(&a->sv->lock);
-    if (st != APS_OK) {
+    if (st != APS_OK && !a->t->refused) /* (said once a thread: a refusal is a condition, not one event's) */
         fprintf(stderr, "apstream serve: %s: an event of the script was not served: %s\n", a->t->id, err.message);
-        return -1;
-    }
-    /* the same event on the run's classic stream (outside sv->lock: the REST layer calls back into serve) */
+    a->t->refused |= st != APS_OK;
+    pthread_mutex_unlock(&a->sv->lock);
+    /* the same event on the run's classic stream (outside sv->lock: the REST layer calls back into
+     * serve), even when the protocol log refused it (a thread past max_threads): a REST run does
+     * not hang on the protocol stream's limits */
     if (a->sv->rest != NULL)
         rest_event(a->sv->rest, a->t->id, run_id, e->json, strlen(e->json));
-    return 0;
+    return st == APS_OK ? 0 : -1;
 }
 
 /*

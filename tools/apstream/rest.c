@@ -329,6 +329,8 @@ void rest_api(void *user, ap_server *srv, const ap_server_request *req, ap_serve
                 rest_thread_copy(r, id, reply);
             else if (rt.n == 3 && seg_is(&rt, 2, "state") && get)
                 rest_thread_state(r, id, NULL, reply);
+            else if (rt.n == 4 && seg_is(&rt, 2, "state") && post && seg_is(&rt, 3, "checkpoint"))
+                rest_thread_state_at(r, id, req, &arena, reply);
             else if (rt.n == 4 && seg_is(&rt, 2, "state") && get && seg_id(&rt, 3, sub, "checkpoint", reply) == 0)
                 rest_thread_state(r, id, sub, reply);
             else if (rt.n == 3 && seg_is(&rt, 2, "state") && post)

@@ -209,6 +209,7 @@ void rest_thread_delete(rest *r, const char *id, ap_server_reply *reply);
 void rest_thread_patch(rest *r, const char *id, const ap_server_request *req, aps_arena *a, ap_server_reply *reply);
 void rest_thread_copy(rest *r, const char *id, ap_server_reply *reply);
 void rest_thread_state(rest *r, const char *id, const char *checkpoint, ap_server_reply *reply);
+void rest_thread_state_at(rest *r, const char *id, const ap_server_request *req, aps_arena *a, ap_server_reply *reply);
 void rest_thread_update_state(rest *r, const char *id, const ap_server_request *req, aps_arena *a,
                               ap_server_reply *reply);
 void rest_thread_history(rest *r, const char *id, const ap_server_request *req, aps_arena *a, ap_server_reply *reply);

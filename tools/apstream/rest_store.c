@@ -916,6 +916,22 @@ void rest_thread_state(rest *r, const char *id, const char *checkpoint, ap_serve
     aps_json_writer_deinit(&w);
 }
 
+/* POST /threads/{id}/state/checkpoint: the state of the body's `checkpoint` (its checkpoint_id). */
+void rest_thread_state_at(rest *r, const char *id, const ap_server_request *req, aps_arena *a, ap_server_reply *reply)
+{
+    aa_thread_history_request_t q; /* (the same `checkpoint` member, and the rest open) */
+    char cp[64];
+    if (rest_decode(req, &aa_thread_history_request_type, a, &q, reply) != 0)
+        return;
+    if (!q.has_checkpoint || !q.checkpoint.has_checkpoint_id || q.checkpoint.checkpoint_id.len >= sizeof cp) {
+        rest_error(reply, 422, "/checkpoint/checkpoint_id", "the body names a checkpoint by its checkpoint_id");
+        return;
+    }
+    memcpy(cp, q.checkpoint.checkpoint_id.ptr, q.checkpoint.checkpoint_id.len);
+    cp[q.checkpoint.checkpoint_id.len] = '\0';
+    rest_thread_state(r, id, cp, reply);
+}
+
 void rest_thread_update_state(rest *r, const char *id, const ap_server_request *req, aps_arena *a,
                               ap_server_reply *reply)
 {

@@ -176,6 +176,8 @@ try {
         same(history[history.length - 1].values, agent.values[0]), "threads.getHistory: the newest first", history.length);
   check(same((await client.threads.getState(t.thread_id, history[1].checkpoint.checkpoint_id)).values, history[1].values),
         "threads.getState of a checkpoint");
+  check(same((await client.threads.getState(t.thread_id, { checkpoint_id: history[2].checkpoint.checkpoint_id })).values,
+             history[2].values), "threads.getState of a checkpoint object");
   const runs = await client.runs.list(t.thread_id);
   check(runs.length === 1 && runs[0].run_id === runId && runs[0].status === "success", "runs.list", runs);
   check((await client.runs.get(t.thread_id, runId)).status === "success", "runs.get");

@@ -12,6 +12,7 @@
  */
 #include "../../runtime/protocol/server/ap_server_threads.c"
 #include "../../runtime/protocol/server/ap_server_records.c"
+#include "../../runtime/protocol/server/ap_server_feed.c"
 #include "../../runtime/protocol/server/ap_server.c"
 
 static aps_status fuzz_on_command(void *user, ap_server *srv, const ap_server_command *c, ap_message_t *response,

@@ -25,6 +25,9 @@
  *
  * GET /inspect answers the page of `apstream report` in live mode
  * (report.html): read-only, see "/inspect" below and docs/apstream.md.
+ * Every other request goes to the REST API (rest.h, docs/rest.md): a REST
+ * run plays the next script of its assistant's graph through the same
+ * player, so that it is one run on both streams.
  *
  * Prints "listening on http://HOST:PORT" on standard output when ready,
  * one log line per connection and command on standard error, and runs
@@ -47,6 +50,7 @@
 #include "ap_response.h"
 #include "ap_server.h"
 #include "apstream.h"
+#include "rest.h"
 #ifdef APSTREAM_HAVE_REDIS
 #include "aps/replay_redis.h"
 #endif
@@ -93,6 +97,10 @@ typedef struct serve_thread {
     aps_json_writer messages;    /* what it delivered: open arrays of {"seq", "value"} */
     aps_json_writer tools;
     uint64_t seq;                /* the seq of the event being fed */
+    char run_id[64];             /* the run playing: the REST API's run id, or run-N (under sv->lock) */
+    int cancel;                  /* the REST API stopped the run (under sv->lock) */
+    unsigned gen;                /* which player is the thread's: an older one stops (under sv->lock) */
+    int refused;                 /* the protocol log refused one of its events (said once) */
     struct serve_thread *next;
 } serve_thread;
 
@@ -109,6 +117,7 @@ typedef struct serve {
     char *page;        /* /inspect: the live page */
     size_t page_len;
     volatile sig_atomic_t stop;
+    rest *rest;        /* the REST API (docs/rest.md) */
 } serve;
 
 typedef struct player_args {
@@ -116,6 +125,11 @@ typedef struct player_args {
     serve_thread *t;
     const script *sc;
     char run_id[64];
+    pthread_t previous;   /* a player of the same thread to wait for first (a run that replaced it) */
+    unsigned gen;         /* the thread's gen when this player started */
+    char last_run[64];    /* the run id its last event went out under */
+    int ended;            /* its last root lifecycle event was terminal */
+    int has_previous;
 } player_args;
 
 static volatile sig_atomic_t got_signal;
@@ -317,11 +331,21 @@ static int publish(player_args *a, const script_event *e)
     aps_slice tid, run;
     aps_record rec;
     aps_status st;
+    char run_id[64];
     tid.ptr = a->t->id;
     tid.len = strlen(a->t->id);
-    run.ptr = a->run_id;
-    run.len = strlen(a->run_id);
     pthread_mutex_lock(&a->sv->lock);
+    if (a->t->cancel || a->t->gen != a->gen) {
+        pthread_mutex_unlock(&a->sv->lock);
+        return -1; /* stopped, or replaced: nothing more of this run */
+    }
+    /* (a run resumed by the REST API goes on under the new run's id) */
+    snprintf(run_id, sizeof run_id, "%s", a->t->run_id[0] ? a->t->run_id : a->run_id);
+    run.ptr = run_id;
+    run.len = strlen(run_id);
+    memcpy(a->last_run, run_id, sizeof a->last_run);
+    if (e->root_lifecycle)
+        a->ended = terminal(e->status);
     note_namespace(a->t, e);
     st = ap_server_publish_json(a->sv->srv, tid, e->json, strlen(e->json), run, &a->t->seq, &err);
     if (st == APS_OK && a->t->assembler != NULL) {
@@ -331,12 +355,16 @@ static int publish(player_args *a, const script_event *e)
         rec.line = a->t->seq;
         (void)apstream_asm_record(a->t->assembler, &rec);
     }
-    pthread_mutex_unlock(&a->sv->lock);
-    if (st != APS_OK) {
+    if (st != APS_OK && !a->t->refused) /* (said once a thread: a refusal is a condition, not one event's) */
         fprintf(stderr, "apstream serve: %s: an event of the script was not served: %s\n", a->t->id, err.message);
-        return -1;
-    }
-    return 0;
+    a->t->refused |= st != APS_OK;
+    pthread_mutex_unlock(&a->sv->lock);
+    /* the same event on the run's classic stream (outside sv->lock: the REST layer calls back into
+     * serve), even when the protocol log refused it (a thread past max_threads): a REST run does
+     * not hang on the protocol stream's limits */
+    if (a->sv->rest != NULL)
+        rest_event(a->sv->rest, a->t->id, run_id, e->json, strlen(e->json));
+    return st == APS_OK ? 0 : -1;
 }
 
 /*
@@ -357,7 +385,7 @@ static int wait_for_answer(player_args *a)
 {
     int rc;
     pthread_mutex_lock(&a->sv->lock);
-    while (!a->t->answered && !a->sv->stop)
+    while (!a->t->answered && !a->sv->stop && !a->t->cancel && a->t->gen == a->gen)
         pthread_cond_wait(&a->sv->cond, &a->sv->lock);
     a->t->waiting = 0;
     rc = a->t->answered ? 0 : -1;
@@ -377,6 +405,27 @@ static script_event frame_event(char *json, const char *status)
     return e;
 }
 
+/* The run pauses for input: its REST record ends (a command.resume run goes on from here). */
+static void paused(player_args *a)
+{
+    char run_id[64];
+    pthread_mutex_lock(&a->sv->lock);
+    snprintf(run_id, sizeof run_id, "%s", a->t->run_id[0] ? a->t->run_id : a->run_id);
+    pthread_mutex_unlock(&a->sv->lock);
+    if (a->sv->rest != NULL)
+        rest_paused(a->sv->rest, a->t->id, run_id);
+}
+
+/* Whether the REST API stopped this thread's run. */
+static int cancelled(player_args *a)
+{
+    int c;
+    pthread_mutex_lock(&a->sv->lock);
+    c = a->t->cancel || a->t->gen != a->gen;
+    pthread_mutex_unlock(&a->sv->lock);
+    return c;
+}
+
 static void *play(void *arg)
 {
     /* (padded, as the script's events are: see describe) */
@@ -388,11 +437,13 @@ static void *play(void *arg)
     const script *sc = a->sc;
     uint64_t last_time = 0;
     size_t i;
+    if (a->has_previous)
+        pthread_join(a->previous, NULL); /* the run this one replaced has stopped publishing */
     if (!sc->opened) {
         script_event e = frame_event(running, "running");
         publish(a, &e);
     }
-    for (i = 0; i < sc->count && !a->sv->stop; i++) {
+    for (i = 0; i < sc->count && !a->sv->stop && !cancelled(a); i++) {
         const script_event *e = &sc->events[i];
         if (a->sv->pace_ms > 0)
             sleep_ms((unsigned)a->sv->pace_ms);
@@ -404,22 +455,42 @@ static void *play(void *arg)
             expect_answer(a);
         publish(a, e);
         if (e->input_request) {
-            /* the run pauses: after the root `interrupted` that ends it, when the script has one */
-            if (i + 1 < sc->count && sc->events[i + 1].root_lifecycle &&
-                strcmp(sc->events[i + 1].status, "interrupted") == 0)
-                publish(a, &sc->events[++i]);
+            /* the run pauses after the root `interrupted` that ends it, when the script has one before
+             * its next root lifecycle event (what comes between, the paused node's tasks and
+             * lifecycle, the reference server sends before it pauses too); else right here */
+            size_t j = i + 1;
+            while (j < sc->count && !sc->events[j].root_lifecycle)
+                j++;
+            if (j < sc->count && strcmp(sc->events[j].status, "interrupted") == 0)
+                while (i < j)
+                    publish(a, &sc->events[++i]);
+            paused(a);
             if (wait_for_answer(a) != 0)
                 break;
         }
     }
     /* a run that never ended would keep every client waiting: it ends when its script does (after
      * the input.respond an input.requested waits for, since that comes before) */
-    if (!sc->ends && !a->sv->stop) {
+    if (!sc->ends && !a->sv->stop && !cancelled(a)) {
         script_event e = frame_event(completed, "completed");
         publish(a, &e);
     }
     pthread_mutex_lock(&a->sv->lock);
-    a->t->playing = 0;
+    if (a->last_run[0] != '\0' && !a->ended && !a->sv->stop) {
+        /* stopped by the REST API (cancel, or a run that replaced it): its protocol stream is told so,
+         * under the run id it was playing as (the REST layer drops it: no longer the thread's run) */
+        static const char stopped[] = "{\"type\":\"event\",\"method\":\"lifecycle\",\"params\":{\"namespace\":[],"
+                                      "\"data\":{\"event\":\"interrupted\"}}}";
+        aps_slice tid, run;
+        tid.ptr = a->t->id;
+        tid.len = strlen(a->t->id);
+        run.ptr = a->last_run;
+        run.len = strlen(a->last_run);
+        if (ap_server_publish_json(a->sv->srv, tid, stopped, sizeof stopped - 1, run, NULL, NULL) != APS_OK)
+            fprintf(stderr, "apstream serve: %s: the end of a stopped run was not served\n", a->t->id);
+    }
+    if (a->gen == a->t->gen) /* (a player that was replaced leaves the thread to its successor) */
+        a->t->playing = 0;
     pthread_cond_broadcast(&a->sv->cond);
     pthread_mutex_unlock(&a->sv->lock);
     free(a);
@@ -647,38 +718,88 @@ static aps_status error_response(ap_message_t *response, const ap_command_t *cmd
     return APS_OK;
 }
 
+/* The graph a script plays: its first root lifecycle event's graph_name ("agent" without one). */
+static const char *script_graph(const script *sc)
+{
+    size_t i;
+    for (i = 0; i < sc->count; i++)
+        if (sc->events[i].root_lifecycle && sc->events[i].graph[0] != '\0')
+            return sc->events[i].graph;
+    return "agent";
+}
+
+/*
+ * Starts a player of the next script on `t` (under sv->lock), named
+ * `run_id` (NULL: run-N). A player still ending (stopped by the REST API)
+ * is joined by the new one, not here: this runs on the service thread.
+ * 0, or -1 out of memory.
+ */
+static int spawn_player(serve *sv, serve_thread *t, const char *run_id, const char *graph)
+{
+    player_args *a;
+    size_t k;
+    if ((a = calloc(1, sizeof *a)) == NULL || inspect_new_run(t) != 0) {
+        free(a);
+        return -1;
+    }
+    a->sv = sv;
+    a->t = t;
+    a->sc = &sv->scripts[sv->next_script++ % sv->nscripts];
+    /* a run of an assistant plays that graph's scripts (the next of them in turn) */
+    for (k = 0; graph != NULL && k < sv->nscripts; k++) {
+        const script *sc = &sv->scripts[(sv->next_script - 1 + k) % sv->nscripts];
+        if (strcmp(script_graph(sc), graph) == 0) {
+            a->sc = sc;
+            sv->next_script += k;
+            break;
+        }
+    }
+    ++t->runs;
+    if (run_id != NULL)
+        snprintf(a->run_id, sizeof a->run_id, "%s", run_id);
+    else
+        snprintf(a->run_id, sizeof a->run_id, "run-%u", t->runs);
+    snprintf(t->run_id, sizeof t->run_id, "%s", a->run_id);
+    if (t->joinable) {
+        a->previous = t->player;
+        a->has_previous = 1;
+    }
+    /* the player before, if still running, sees that it is no longer the thread's and stops */
+    a->gen = ++t->gen;
+    pthread_cond_broadcast(&sv->cond);
+    t->cancel = 0;
+    t->waiting = 0;
+    t->answered = 0;
+    t->playing = 1;
+    if (pthread_create(&t->player, NULL, play, a) != 0) {
+        t->playing = 0;
+        t->joinable = a->has_previous;
+        if (a->has_previous)
+            t->player = a->previous;
+        free(a);
+        return -1;
+    }
+    t->joinable = 1;
+    return 0;
+}
+
 static aps_status start_run(serve *sv, serve_thread *t, const ap_command_t *cmd, ap_message_t *response,
                             aps_arena *arena)
 {
-    player_args *a;
     ap_result_data_t *r;
     char *run;
     if (t->playing)
         return error_response(response, cmd, AP_ERROR_CODE_INVALID_ARGUMENT,
                               "a run is in progress on this thread: wait for it to end");
-    if (t->joinable) {
-        pthread_join(t->player, NULL);
-        t->joinable = 0;
-    }
-    if ((a = calloc(1, sizeof *a)) == NULL || inspect_new_run(t) != 0) {
-        free(a);
+    if (spawn_player(sv, t, NULL, NULL) != 0)
         return APS_E_NOMEM;
-    }
-    a->sv = sv;
-    a->t = t;
-    a->sc = &sv->scripts[sv->next_script++ % sv->nscripts];
-    snprintf(a->run_id, sizeof a->run_id, "run-%u", ++t->runs);
-    t->playing = 1;
-    if (pthread_create(&t->player, NULL, play, a) != 0) {
-        t->playing = 0;
-        free(a);
-        return APS_E_NOMEM;
-    }
-    t->joinable = 1;
+    /* the REST API sees this run too (lock order: serve's, then the REST layer's) */
+    if (sv->rest != NULL)
+        rest_external_run(sv->rest, t->id, t->run_id);
     r = ap_response_success(response, cmd);
-    if ((run = aps_arena_alloc(arena, strlen(a->run_id) + 1)) == NULL)
+    if ((run = aps_arena_alloc(arena, strlen(t->run_id) + 1)) == NULL)
         return APS_E_NOMEM;
-    strcpy(run, a->run_id);
+    strcpy(run, t->run_id);
     r->u.run_result.has_run_id = true;
     r->u.run_result.run_id.ptr = run;
     r->u.run_result.run_id.len = strlen(run);
@@ -813,6 +934,61 @@ static aps_status on_command(void *user, ap_server *srv, const ap_server_command
     return st;
 }
 
+/* ---- the REST API's hooks (rest.h) ------------------------------------------------ */
+
+/* rest_hooks.start: the next script as run `run_id`, or the answer to the thread's paused run. */
+static int rest_start(void *user, const char *thread_id, const char *run_id, const char *graph, int resume,
+                      const char *resume_json)
+{
+    serve *sv = user;
+    serve_thread *t;
+    aps_slice id;
+    int rc = 0;
+    (void)resume_json; /* a script's answer is recorded: whatever the client answers, it plays on */
+    id.ptr = thread_id;
+    id.len = strlen(thread_id);
+    pthread_mutex_lock(&sv->lock);
+    if (sv->stop || (t = find_thread(sv, id, 1)) == NULL) {
+        rc = -1; /* (stopping: the players are joined, no new one starts) */
+    } else if (resume && t->waiting) {
+        snprintf(t->run_id, sizeof t->run_id, "%s", run_id);
+        t->answered = 1;
+        pthread_cond_broadcast(&sv->cond);
+    } else {
+        if (t->playing) {
+            t->cancel = 1; /* the REST API replaced it: it stops, and the new player waits for it */
+            pthread_cond_broadcast(&sv->cond);
+        }
+        rc = spawn_player(sv, t, run_id, graph);
+    }
+    pthread_mutex_unlock(&sv->lock);
+    return rc;
+}
+
+/* rest_hooks.cancel: the thread's player stops, without a wait. */
+static void rest_cancel(void *user, const char *thread_id)
+{
+    serve *sv = user;
+    serve_thread *t;
+    aps_slice id;
+    id.ptr = thread_id;
+    id.len = strlen(thread_id);
+    pthread_mutex_lock(&sv->lock);
+    if ((t = find_thread(sv, id, 0)) != NULL && t->playing) {
+        t->cancel = 1;
+        pthread_cond_broadcast(&sv->cond);
+    }
+    pthread_mutex_unlock(&sv->lock);
+}
+
+/* ap_server_api_fn: the REST API, on serve's rest. */
+static void serve_api(void *user, ap_server *srv, const ap_server_request *req, ap_server_reply *reply)
+{
+    serve *sv = user;
+    rest_api(sv->rest, srv, req, reply);
+}
+
+
 /* ---- the command line ---------------------------------------------------------- */
 
 #ifdef APSTREAM_HAVE_REDIS
@@ -857,7 +1033,11 @@ static const char serve_usage_text[] =
     "\n"
     "GET /inspect is the page of `apstream report`, live: the threads, and the chosen one's\n"
     "events as they arrive (read-only; with --api-key, type the key into the page).\n"
-    "Prints \"listening on http://HOST:PORT\" when ready; stops on SIGINT or SIGTERM.\n";
+    "It also answers the REST API of threads, runs, assistants and the store that the\n"
+    "reference client's Client and useStream call (docs/rest.md): an assistant per graph its\n"
+    "scripts play, a run the next script of its graph, the same run on both streams.\n"
+    "Prints \"listening on http://HOST:PORT\" when ready, then \"assistant NAME\" for each\n"
+    "assistant; stops on SIGINT or SIGTERM.\n";
 
 static int serve_usage(const char *why)
 {
@@ -954,6 +1134,20 @@ int apstream_serve(int argc, char **argv)
     opt.port = (unsigned)port;
     opt.on_command = on_command;
     opt.routes = inspect_routes;
+    {
+        const char *graphs[MAX_SCRIPTS];
+        rest_hooks hooks;
+        for (k = 0; k < sv.nscripts; k++)
+            graphs[k] = script_graph(&sv.scripts[k]);
+        hooks.start = rest_start;
+        hooks.cancel = rest_cancel;
+        hooks.user = &sv;
+        if ((sv.rest = rest_new(&hooks, graphs, sv.nscripts)) == NULL) {
+            fprintf(stderr, "apstream: out of memory\n");
+            return 2;
+        }
+        opt.api = serve_api;
+    }
     opt.nroutes = sizeof inspect_routes / sizeof *inspect_routes;
     if ((sv.page = apstream_page_live(&sv.page_len)) == NULL) {
         fprintf(stderr, "apstream: out of memory\n");
@@ -970,7 +1164,16 @@ int apstream_serve(int argc, char **argv)
         fprintf(stderr, "apstream: error: %s\n", err.message);
         return 2;
     }
+    rest_set_server(sv.rest, sv.srv);
     printf("listening on http://%s:%u\n", host, ap_server_port(sv.srv));
+    for (k = 0; k < sv.nscripts; k++) {
+        size_t j;
+        int dup = 0;
+        for (j = 0; j < k; j++)
+            dup |= strcmp(script_graph(&sv.scripts[j]), script_graph(&sv.scripts[k])) == 0;
+        if (!dup)
+            printf("assistant %s\n", script_graph(&sv.scripts[k]));
+    }
     fflush(stdout);
     while (!got_signal)
         sleep_ms(100);
@@ -982,6 +1185,7 @@ int apstream_serve(int argc, char **argv)
     for (t = sv.threads; t != NULL; t = t->next)
         if (t->joinable)
             pthread_join(t->player, NULL);
+    rest_close(sv.rest); /* (its feeds wake the server's loop: before that goes) */
     ap_server_stop(sv.srv);
     while ((t = sv.threads) != NULL) {
         sv.threads = t->next;
@@ -998,5 +1202,6 @@ int apstream_serve(int argc, char **argv)
         free(sv.scripts[k].events);
     }
     free(sv.page);
+    rest_free(sv.rest);
     return 0;
 }

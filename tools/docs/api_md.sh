@@ -54,7 +54,9 @@ Every function of the public headers, with the comment that documents it in
 the header: the runtime (`aps/*.h`, installed under `include/aps/`), the
 protocol companion (`ap_transport.h`), the thread server (`ap_server.h`,
 optional) and the bindings generated for
-`cddl/protocol.cddl` (`generated/ap.h`). Functions declared together share
+`cddl/protocol.cddl` (`generated/ap.h`) and for the REST API's payloads,
+`cddl/agent-api.cddl` (`generated/aa.h`, what `apstream serve` links; not
+installed). Functions declared together share
 the comment above them. For the generated bindings, the top of `ap.h` says
 what each function of a type does; each type's functions follow its name.
 Helpers marked `APS_INTERNAL` are not part of the API and are left out.

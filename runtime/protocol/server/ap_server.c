@@ -36,8 +36,10 @@
 
 /* ---- connections ---------------------------------------------------------------- */
 
-typedef enum route_kind { R_NONE, R_STREAM, R_COMMANDS, R_STATE } route_kind;
-typedef enum conn_kind { C_HTTP, C_SSE, C_WS } conn_kind;
+/* R_BAD_ID: a thread route whose id is not 1-255 bytes of printable UTF-8 (422) */
+typedef enum route_kind { R_NONE, R_STREAM, R_COMMANDS, R_STATE, R_API, R_BAD_ID } route_kind;
+/* C_FEED: an SSE stream of a feed; C_WAIT: a long poll on one (both of the REST hook) */
+typedef enum conn_kind { C_HTTP, C_SSE, C_WS, C_FEED, C_WAIT } conn_kind;
 
 typedef struct sub {
     char id[32];
@@ -71,7 +73,15 @@ typedef struct conn {
     uint64_t last_write_ms;
     int written;                /* SSE: the stream has written (its miss, if it started with one) */
     int closing;                /* close after what is queued is written */
-    struct conn *prev, *next;   /* streams: SSE and WS connections */
+    int answered;               /* R_API: the hook was asked */
+    struct conn *prev, *next;   /* streams: SSE, WS, feed and wait connections */
+    int method;                 /* R_API: the request's, kept for a long poll's second call */
+    char *path, *query;
+    ap_server_feed *feed;       /* C_FEED, C_WAIT: a reference */
+    uint64_t feed_next;
+    uint32_t feed_mask;
+    char token[96];
+    char content_location[320]; /* R_API: a Content-Location header to send ("": none) */
 } conn;
 
 static uint64_t mono_ms(void)
@@ -154,12 +164,16 @@ static int hex_digit(char c)
 
 /*
  * Splits "/threads/{id}/rest" into the id (percent-decoded into `id`) and
- * the route. R_NONE when the path is none of ours.
+ * the route. R_NONE when the path is none of ours; R_BAD_ID when it is one
+ * of the thread routes but its id is too long, has a NUL, or is not
+ * printable UTF-8 (what the log would print raw, and a shared log would
+ * name a key by).
  */
 static route_kind parse_path(const char *uri, char *id, size_t cap, size_t *id_len)
 {
     const char *p, *slash;
-    size_t n = 0;
+    size_t n = 0, k, step = 1;
+    int bad = 0;
     if (strncmp(uri, "/threads/", 9) != 0)
         return R_NONE;
     p = uri + 9;
@@ -174,18 +188,23 @@ static route_kind parse_path(const char *uri, char *id, size_t cap, size_t *id_l
             c = (char)(hi * 16 + lo);
             p += 2;
         }
-        if (n + 1 >= cap || c == '\0')
-            return R_NONE;
+        if (n + 1 >= cap || c == '\0') {
+            bad = 1;
+            break;
+        }
         id[n++] = c;
     }
     id[n] = '\0';
     *id_len = n;
+    for (k = 0; !bad && k < n; k += step)
+        if ((step = server_utf8_char((const unsigned char *)id + k, n - k)) == 0)
+            bad = 1;
     if (strcmp(slash, "/stream/events") == 0 || strcmp(slash, "/stream") == 0)
-        return R_STREAM;
+        return bad ? R_BAD_ID : R_STREAM;
     if (strcmp(slash, "/commands") == 0)
-        return R_COMMANDS;
+        return bad ? R_BAD_ID : R_COMMANDS;
     if (strcmp(slash, "/state") == 0)
-        return R_STATE;
+        return bad ? R_BAD_ID : R_STATE;
     return R_NONE;
 }
 
@@ -202,7 +221,8 @@ static int add_cors(const conn *c, struct lws *wsi, unsigned char **p, unsigned 
     if (!c->cors)
         return 0;
     return add_header(wsi, "access-control-allow-origin:", c->origin, p, end) ||
-           add_header(wsi, "vary:", "Origin", p, end);
+           add_header(wsi, "vary:", "Origin", p, end) ||
+           (c->route == R_API && add_header(wsi, "access-control-expose-headers:", "content-location", p, end));
 }
 
 /*
@@ -212,7 +232,7 @@ static int add_cors(const conn *c, struct lws *wsi, unsigned char **p, unsigned 
  */
 static int respond(conn *c, unsigned status, const char *type, const char *body, size_t len)
 {
-    unsigned char buf[LWS_PRE + 1024], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
+    unsigned char buf[LWS_PRE + 2048], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
     int stream = len == SIZE_MAX;
     if (!stream) {
         free(c->out);
@@ -226,12 +246,15 @@ static int respond(conn *c, unsigned status, const char *type, const char *body,
     }
     if (lws_add_http_common_headers(c->wsi, status, type, stream ? LWS_ILLEGAL_HTTP_CONTENT_LEN : len, &p, end) ||
         add_cors(c, c->wsi, &p, end) ||
+        (c->content_location[0] != '\0' && add_header(c->wsi, "content-location:", c->content_location, &p, end)) ||
         (c->extra_route && (add_header(c->wsi, "cache-control:", "no-store", &p, end) ||
                             add_header(c->wsi, "x-content-type-options:", "nosniff", &p, end))) ||
         (stream && (add_header(c->wsi, "cache-control:", "no-cache", &p, end) ||
                     add_header(c->wsi, "x-accel-buffering:", "no", &p, end))) ||
         lws_finalize_write_http_header(c->wsi, start, &p, end))
         return -1;
+    if (!stream && len == 0) /* no body to write: the next request of a kept-alive connection may come */
+        return lws_http_transaction_completed(c->wsi) ? -1 : 0;
     lws_callback_on_writable(c->wsi);
     return 0;
 }
@@ -302,7 +325,7 @@ static int write_body(conn *c)
  */
 static void stream_add(ap_server *s, conn *c)
 {
-    c->drop_base = c->thread->seq_streamed;
+    c->drop_base = c->thread != NULL ? c->thread->seq_streamed : 0;
     c->next = s->streams;
     c->prev = NULL;
     if (s->streams != NULL)
@@ -985,6 +1008,207 @@ static int answer_route(ap_server *s, conn *c, int method, const char *path, con
     return rc;
 }
 
+
+/* ---- the REST hook (opt.api) ------------------------------------------------------ */
+
+static const char *method_name(int method)
+{
+    switch (method) {
+    case LWSHUMETH_GET: return "GET";
+    case LWSHUMETH_POST: return "POST";
+    case LWSHUMETH_PUT: return "PUT";
+    case LWSHUMETH_PATCH: return "PATCH";
+    case LWSHUMETH_DELETE: return "DELETE";
+    case LWSHUMETH_HEAD: return "HEAD";
+    default: return "OTHER";
+    }
+}
+
+/* A REST refusal: {"detail": why}, the body the reference server and client use. 0 or -1. */
+static int api_error(ap_server *s, conn *c, unsigned status, const char *fmt, ...)
+{
+    char text[512];
+    aps_json_writer w;
+    va_list ap;
+    int rc = -1;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    aps_json_writer_init(&w, NULL);
+    aps_json_write_object_begin(&w);
+    aps_json_write_key(&w, "detail", 6);
+    aps_json_write_string(&w, text, strlen(text));
+    aps_json_write_object_end(&w);
+    if (aps_json_writer_status(&w) == APS_OK)
+        rc = respond(c, status, "application/json", aps_json_writer_data(&w), aps_json_writer_len(&w));
+    aps_json_writer_deinit(&w);
+    server_log(s, "%s %s %u: %s", method_name(c->method), c->path != NULL ? c->path : "-", status, text);
+    return rc;
+}
+
+/* Acts on the hook's reply: a body, a stream of a feed, or a long poll. 0, or -1 to close. */
+static int api_reply(ap_server *s, conn *c, ap_server_reply *reply)
+{
+    int rc;
+    memcpy(c->content_location, reply->content_location, sizeof c->content_location);
+    c->content_location[sizeof c->content_location - 1] = '\0';
+    if (reply->feed != NULL && reply->status == 200) {
+        free(reply->body);
+        c->feed = reply->feed;
+        c->feed_next = reply->feed_from;
+        c->feed_mask = reply->feed_mask != 0 ? reply->feed_mask : ~(uint32_t)0;
+        lws_set_timeout(c->wsi, NO_PENDING_TIMEOUT, 0);
+        c->last_write_ms = mono_ms();
+        if (reply->feed_wait) {
+            c->kind = C_WAIT;
+            memcpy(c->token, reply->token, sizeof c->token);
+            c->token[sizeof c->token - 1] = '\0';
+            stream_add(s, c);
+            lws_callback_on_writable(c->wsi); /* (the feed may be closed already) */
+            return 0;
+        }
+        c->kind = C_FEED;
+        stream_add(s, c);
+        server_log(s, "%s %s: stream from record %" PRIu64, method_name(c->method), c->path, c->feed_next);
+        return respond(c, 200, "text/event-stream", NULL, SIZE_MAX);
+    }
+    ap_server_feed_unref(reply->feed);
+    if (reply->status == 0) {
+        free(reply->body);
+        return api_error(s, c, 404, "no such endpoint: %s %.200s", method_name(c->method), c->path);
+    }
+    rc = respond(c, reply->status, reply->content_type != NULL ? reply->content_type : "application/json",
+                 reply->body, reply->body != NULL ? reply->len : 0);
+    if (reply->status >= 400)
+        server_log(s, "%s %s %u", method_name(c->method), c->path, reply->status);
+    free(reply->body);
+    return rc;
+}
+
+/* Asks the hook (its long poll's second call when `token` is not NULL). 0, or -1 to close. */
+static int api_answer(ap_server *s, conn *c, const char *token)
+{
+    ap_server_request req;
+    ap_server_reply reply;
+    memset(&req, 0, sizeof req);
+    memset(&reply, 0, sizeof reply);
+    req.method = c->method == LWSHUMETH_GET      ? AP_SERVER_GET
+                 : c->method == LWSHUMETH_POST   ? AP_SERVER_POST
+                 : c->method == LWSHUMETH_PUT    ? AP_SERVER_PUT
+                 : c->method == LWSHUMETH_PATCH  ? AP_SERVER_PATCH
+                 : c->method == LWSHUMETH_DELETE ? AP_SERVER_DELETE
+                 : c->method == LWSHUMETH_HEAD   ? AP_SERVER_HEAD
+                                                 : AP_SERVER_OTHER;
+    req.method_name = method_name(c->method);
+    req.path = c->path;
+    req.query = c->query != NULL ? c->query : "";
+    req.body = c->body != NULL ? c->body : "";
+    req.body_len = c->body_len;
+    req.last_event_id = c->last_event_id;
+    req.token = token;
+    c->answered = 1;
+    s->opt.api(s->opt.user, s, &req, &reply);
+    return api_reply(s, c, &reply);
+}
+
+/* A long poll's feed closed: the hook answers it. 0, or -1 to close. */
+static int api_wait_done(ap_server *s, conn *c)
+{
+    char token[sizeof c->token];
+    if (!ap_server_feed_closed(c->feed, NULL))
+        return 0;
+    stream_remove(s, c);
+    c->kind = C_HTTP;
+    ap_server_feed_unref(c->feed);
+    c->feed = NULL;
+    memcpy(token, c->token, sizeof token);
+    return api_answer(s, c, token);
+}
+
+/*
+ * A feed's SSE stream: what it is owed, a chunk a write, while the socket
+ * takes them; a heartbeat when quiet; the end (the connection closes once
+ * what lws holds is sent) when the feed is closed and read. 0 or -1.
+ */
+static int write_feed(ap_server *s, conn *c)
+{
+    unsigned writes;
+    for (writes = 0; writes < SSE_WRITES_PER_CALLBACK; writes++) {
+        size_t n, need = 0;
+        int done = 0;
+        if (chunk_room(s, 0, CHUNK_BYTES) != 0)
+            return -1;
+        n = server_feed_put(c->feed, &c->feed_next, c->feed_mask, (char *)s->chunk + LWS_PRE,
+                            s->chunk_cap - LWS_PRE, &need, &done);
+        if (need > 0) {
+            if (chunk_room(s, 0, need) != 0)
+                return -1;
+            continue;
+        }
+        if (n == 0) {
+            if (done || s->stopping) {
+                if (lws_partial_buffered(c->wsi)) {
+                    lws_callback_on_writable(c->wsi);
+                    return 0;
+                }
+                return -1; /* the stream ends: its body is delimited by the close */
+            }
+            if (writes > 0 || mono_ms() - c->last_write_ms < s->opt.heartbeat_ms)
+                return 0;
+            memcpy(s->chunk + LWS_PRE, ": heartbeat\n\n", 13);
+            n = 13;
+        }
+        if (lws_write(c->wsi, s->chunk + LWS_PRE, n, LWS_WRITE_HTTP) < (int)n)
+            return -1;
+        c->last_write_ms = mono_ms();
+        if (lws_send_pipe_choked(c->wsi))
+            break;
+    }
+    lws_callback_on_writable(c->wsi);
+    return 0;
+}
+
+/* A request for the REST hook: its path, query and Last-Event-ID kept; the body awaited. 0 or -1. */
+static int api_start(ap_server *s, conn *c, int method, const char *uri)
+{
+    char length[32];
+    int n;
+    unsigned long long declared = 0;
+    c->route = R_API;
+    c->method = method;
+    if ((c->path = strdup(uri)) == NULL)
+        return -1;
+    /* each argument is a fragment of its own (lws_hdr_copy would run them together): joined by '&' */
+    n = lws_hdr_total_length(c->wsi, WSI_TOKEN_HTTP_URI_ARGS);
+    if ((c->query = calloc(1, (size_t)(n > 0 ? 2 * n + 2 : 1))) == NULL)
+        return -1;
+    if (n > 0) {
+        size_t used = 0;
+        int frag, got;
+        for (frag = 0; (got = lws_hdr_copy_fragment(c->wsi, c->query + used + (used > 0), (int)(2 * (size_t)n + 2 - used - 1),
+                                                    WSI_TOKEN_HTTP_URI_ARGS, frag)) >= 0; frag++) {
+            if (got == 0)
+                continue;
+            if (used > 0)
+                c->query[used++] = '&';
+            used += (size_t)got;
+        }
+        c->query[used] = '\0';
+    }
+    if (header(c->wsi, WSI_TOKEN_COUNT, "last-event-id:", c->last_event_id, sizeof c->last_event_id) < 0 &&
+        lws_hdr_custom_length(c->wsi, "last-event-id:", 14) >= (int)sizeof c->last_event_id)
+        return api_error(s, c, 431, "a Last-Event-ID over %zu bytes", sizeof c->last_event_id - 1);
+    if (!authorized(s, c->wsi))
+        return api_error(s, c, 401, "an API key is required (x-api-key or Authorization: Bearer)");
+    if (header(c->wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH, NULL, length, sizeof length) > 0)
+        declared = strtoull(length, NULL, 10);
+    if (declared > s->opt.max_body)
+        return api_error(s, c, 413, "the body is over %zu bytes", s->opt.max_body);
+    if (declared > 0 && method != LWSHUMETH_GET && method != LWSHUMETH_HEAD)
+        return 0; /* the body follows */
+    return api_answer(s, c, NULL);
+}
+
 /* The headers of a request have arrived. 0, or -1 to close. */
 static int request_start(ap_server *s, conn *c, int method, const char *uri)
 {
@@ -997,7 +1221,8 @@ static int request_start(ap_server *s, conn *c, int method, const char *uri)
     if (method == LWSHUMETH_OPTIONS) {
         unsigned char buf[LWS_PRE + 1024], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf - 1;
         if (lws_add_http_common_headers(c->wsi, 204, "text/plain", 0, &p, end) || add_cors(c, c->wsi, &p, end) ||
-            (c->cors && (add_header(c->wsi, "access-control-allow-methods:", "GET, POST, OPTIONS", &p, end) ||
+            (c->cors && (add_header(c->wsi, "access-control-allow-methods:",
+                                    s->opt.api != NULL ? "GET, POST, PUT, PATCH, DELETE, OPTIONS" : "GET, POST, OPTIONS", &p, end) ||
                          add_header(c->wsi, "access-control-allow-headers:",
                                     "content-type, accept, authorization, x-api-key, last-event-id", &p, end) ||
                          add_header(c->wsi, "access-control-max-age:", "600", &p, end))) ||
@@ -1008,6 +1233,12 @@ static int request_start(ap_server *s, conn *c, int method, const char *uri)
     }
     if (c->route == R_NONE && (r = find_route(s, uri)) != NULL)
         return answer_route(s, c, method, uri, r);
+    /* (GET /state with a REST API is the API's: it refuses a bad id in its own words) */
+    if (c->route == R_BAD_ID && (s->opt.api == NULL || strlen(uri) < 6 || strcmp(uri + strlen(uri) - 6, "/state") != 0))
+        return respond_error(s, c, 422, NULL, AP_ERROR_CODE_INVALID_ARGUMENT,
+                             "a thread id is 1 to %u bytes of printable UTF-8", MAX_ID - 1);
+    if (s->opt.api != NULL && c->route != R_STREAM && c->route != R_COMMANDS)
+        return api_start(s, c, method, uri);
     if (!authorized(s, c->wsi))
         return respond_error(s, c, 401, NULL, AP_ERROR_CODE_PERMISSION_DENIED,
                              "an API key is required (x-api-key or Authorization: Bearer)");
@@ -1065,7 +1296,8 @@ static int body_append(ap_server *s, conn *c, const void *in, size_t len)
     if ((grown = realloc(c->body, c->body_len + len + 1)) == NULL)
         return -1;
     c->body = grown;
-    memcpy(c->body + c->body_len, in, len);
+    if (len > 0) /* (libwebsockets may call with no bytes and no pointer) */
+        memcpy(c->body + c->body_len, in, len);
     c->body_len += len;
     c->body[c->body_len] = '\0';
     return 0;
@@ -1074,11 +1306,16 @@ static int body_append(ap_server *s, conn *c, const void *in, size_t len)
 /* Frees what a connection holds and takes it off the stream list. */
 static void conn_release(ap_server *s, conn *c)
 {
-    if (c->kind == C_SSE || c->kind == C_WS)
+    if (c->kind == C_SSE || c->kind == C_WS || c->kind == C_FEED || c->kind == C_WAIT)
         stream_remove(s, c);
     subs_free(c);
     free(c->body);
     free(c->out);
+    free(c->path);
+    free(c->query);
+    ap_server_feed_unref(c->feed);
+    c->feed = NULL;
+    c->path = c->query = NULL;
     c->body = c->out = NULL;
     if (c->counted) {
         s->connections--;
@@ -1105,7 +1342,7 @@ static void heartbeat_cb(lws_sorted_usec_list_t *sul)
     uint64_t now = mono_ms();
     for (c = s->streams; c != NULL; c = c->next)
         if (now - c->last_write_ms >= s->opt.heartbeat_ms) {
-            if (c->kind == C_SSE)
+            if (c->kind == C_SSE || c->kind == C_FEED)
                 lws_callback_on_writable(c->wsi);
         }
     lws_sul_schedule(s->ctx, 0, &s->heartbeat, heartbeat_cb, (lws_usec_t)s->opt.heartbeat_ms * 250);
@@ -1125,6 +1362,11 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
            exchange also acquires what the publishers that skipped their wake-up appended */
         (void)__atomic_exchange_n(&s->wake_pending, 0, __ATOMIC_ACQ_REL);
         for (k = s->streams; k != NULL; k = k->next) {
+            if (k->kind == C_FEED || k->kind == C_WAIT) {
+                if (server_feed_behind(k->feed, k->feed_next) || s->stopping)
+                    lws_callback_on_writable(k->wsi);
+                continue;
+            }
             /* a subscriber whose socket is full gets no writable callback: judged here */
             if (!k->closing && k->nsubs > 0 && too_slow(s, k)) {
                 k->closing = 1;
@@ -1153,17 +1395,27 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             return respond_error(s, c, 503, NULL, AP_ERROR_CODE_UNKNOWN_ERROR,
                                  s->stopping ? "the server is stopping" : "too many connections");
         }
-        if (method < 0 || uri == NULL || uri_len <= 0 || (size_t)uri_len >= sizeof path)
+        if (method >= 0 && uri != NULL && (size_t)uri_len >= sizeof path)
+            return respond_error(s, c, 414, NULL, AP_ERROR_CODE_INVALID_ARGUMENT, "a path over %zu bytes",
+                                 sizeof path - 1);
+        if (method < 0 || uri == NULL || uri_len <= 0)
             return respond_error(s, c, 400, NULL, AP_ERROR_CODE_INVALID_ARGUMENT, "a request line we cannot read");
         memcpy(path, uri, (size_t)uri_len);
         path[uri_len] = '\0';
         return request_start(s, c, method, path);
     }
     case LWS_CALLBACK_HTTP_BODY:
-        if (c == NULL || c->route == R_NONE || c->thread == NULL)
+        if (c == NULL || (c->route != R_API && (c->route == R_NONE || c->thread == NULL)))
             return 0;
         return body_append(s, c, in, len);
     case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+        if (c != NULL && c->route == R_API) {
+            if (c->answered || c->kind != C_HTTP)
+                return 0;
+            if (c->body_too_large)
+                return api_error(s, c, 413, "the body is over %zu bytes", s->opt.max_body);
+            return api_answer(s, c, NULL);
+        }
         if (c == NULL || c->thread == NULL || c->out != NULL || c->kind != C_HTTP)
             return 0;
         return request_done(s, c);
@@ -1172,6 +1424,10 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             return -1;
         if (c->kind == C_SSE)
             return write_sse(s, c);
+        if (c->kind == C_FEED)
+            return write_feed(s, c);
+        if (c->kind == C_WAIT)
+            return api_wait_done(s, c);
         if (c->out != NULL)
             return write_body(c);
         return 0;

@@ -30,6 +30,8 @@
  *     GET     /threads/{id}/state           the latest root `values`, 404 without one
  *     OPTIONS any of them                   CORS preflight
  *     GET     whatever opt.routes name      the embedder's read-only pages (ap_server_route)
+ *     any     any other path, with opt.api  the embedder's REST API (ap_server_api_fn): bodies,
+ *                                           SSE streams of a feed, long polls (docs/rest.md)
  *
  * The server answers `subscription.subscribe`, `.unsubscribe` and
  * `.reconnect` on a WebSocket itself; every other command goes to
@@ -96,7 +98,85 @@ typedef struct ap_server_reply {
     const char *content_type;
     char *body;
     size_t len;
+    /* the REST hook's (opt.api) answers that are not a body at once: */
+    struct ap_server_feed *feed; /* with `status` 200: an SSE stream of this feed's records from
+                                    `feed_from` on whose tag has no bit outside `feed_mask` (a tag 0
+                                    goes to every stream; a mask 0 is every bit), ended when the feed
+                                    is closed; taken (a reference the server drops) */
+    uint64_t feed_from;
+    uint32_t feed_mask;
+    int feed_wait;               /* with `feed`: no stream; the hook is asked again, with `token`,
+                                    once the feed is closed (a long poll: runs/wait, join) */
+    char token[96];
+    char content_location[320];  /* a Content-Location header ("": none): the run a stream is of,
+                                    which the reference client reads (and CORS exposes) */
 } ap_server_reply;
+
+/*
+ * An append-only list of SSE records (`event:`, `data:`, `id:` its index)
+ * shared by the product's threads and the service thread: a run's classic
+ * stream, watched by any number of requests, each from its own point.
+ * Reference counted; every call is thread-safe.
+ */
+typedef struct ap_server_feed ap_server_feed;
+
+/* A new open feed of server `srv` (one reference; NULL: a server that wakes nothing), NULL out of memory. */
+ap_server_feed *ap_server_feed_new(ap_server *srv);
+
+/* Takes one more reference. */
+void ap_server_feed_ref(ap_server_feed *f);
+
+/* Drops one reference (NULL-safe); the last frees the feed. */
+void ap_server_feed_unref(ap_server_feed *f);
+
+/*
+ * Appends the record `event` / `json` (`len` bytes, one line of JSON)
+ * with tag `tag` (bits: a stream takes it when its mask has them all) and wakes the streams
+ * that wait for it. Returns APS_OK; APS_E_ARGUMENT (a closed feed, or an
+ * event name of a line feed); APS_E_NOMEM.
+ */
+APS_NODISCARD aps_status ap_server_feed_append(ap_server_feed *f, const char *event, const char *json, size_t len,
+                                               uint32_t tag);
+
+/*
+ * Closes the feed: its streams end once they have sent every record, its
+ * long polls are answered. Closing a closed feed does nothing, and touches
+ * no server: close every feed before ap_server_stop to keep one past it.
+ */
+void ap_server_feed_close(ap_server_feed *f);
+
+/* Whether the feed is closed; its record count in *count (NULL: not told). */
+int ap_server_feed_closed(ap_server_feed *f, uint64_t *count);
+
+/* The method of a request of the REST hook. */
+typedef enum ap_server_method {
+    AP_SERVER_OTHER = 0,
+    AP_SERVER_GET,
+    AP_SERVER_POST,
+    AP_SERVER_PUT,
+    AP_SERVER_PATCH,
+    AP_SERVER_DELETE,
+    AP_SERVER_HEAD
+} ap_server_method;
+
+/* A request of the REST hook (ap_server_api_fn); everything borrowed for the call. */
+typedef struct ap_server_request {
+    ap_server_method method;
+    const char *method_name;   /* "GET" ... */
+    const char *path;          /* as libwebsockets decoded it, without the query string */
+    const char *query;         /* the query string's arguments joined by '&' ("" without) */
+    const char *body;          /* NUL-terminated; "" without one */
+    size_t body_len;
+    const char *last_event_id; /* the Last-Event-ID header ("" without) */
+    const char *token;         /* NULL; a long poll's token once its feed closed */
+} ap_server_request;
+
+/*
+ * Answers a REST request into `reply` (a body, a stream of a feed, or a
+ * long poll on one). Runs on the service thread: it must not block. A
+ * reply with status 0 is answered 404.
+ */
+typedef void (*ap_server_api_fn)(void *user, ap_server *srv, const ap_server_request *req, ap_server_reply *reply);
 
 /*
  * Answers a GET of `path` (percent-decoded by libwebsockets, without the
@@ -156,7 +236,9 @@ typedef struct ap_server_options {
     ap_server_command_fn on_command;
     const ap_server_route *routes; /* extra GET routes, tried in order before the thread routes */
     size_t nroutes;
-    void *user;                   /* for on_command, open_log, log and the routes */
+    ap_server_api_fn api;         /* NULL: no REST API; else every request but the thread stream and
+                                     commands routes and `routes` (docs/rest.md) */
+    void *user;                   /* for on_command, open_log, log, the routes and api */
     ap_server_log_fn log;         /* NULL: standard error */
     uint64_t drop_after;          /* test knob: an event stream is closed once it has sent this many
                                      events past the furthest any earlier stream of its thread got

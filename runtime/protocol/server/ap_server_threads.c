@@ -26,13 +26,66 @@ static uint64_t now_ms(void)
     return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
 }
 
+size_t server_utf8_char(const unsigned char *p, size_t n)
+{
+    size_t len, i;
+    unsigned cp;
+    if (n == 0)
+        return 0;
+    if (p[0] < 0x80)
+        return p[0] >= 0x20 && p[0] != 0x7f ? 1 : 0;
+    if (p[0] >= 0xc2 && p[0] <= 0xdf)
+        len = 2, cp = p[0] & 0x1fu;
+    else if (p[0] >= 0xe0 && p[0] <= 0xef)
+        len = 3, cp = p[0] & 0x0fu;
+    else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+        len = 4, cp = p[0] & 0x07u;
+    else
+        return 0;
+    if (n < len)
+        return 0;
+    for (i = 1; i < len; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (p[i] & 0x3fu);
+    }
+    /* overlong, surrogates, beyond U+10FFFF, and the C1 controls */
+    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff) ||
+        (cp >= 0x80 && cp < 0xa0))
+        return 0;
+    return len;
+}
+
+void server_escape(char *out, size_t cap, const char *in, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)in;
+    size_t o = 0, i = 0;
+    if (cap == 0)
+        return;
+    while (i < n && o + 5 < cap) {
+        size_t k = server_utf8_char(p + i, n - i);
+        if (k > 0 && p[i] != '\\') {
+            if (o + k + 1 > cap)
+                break;
+            memcpy(out + o, p + i, k);
+            o += k;
+            i += k;
+        } else {
+            o += (size_t)snprintf(out + o, cap - o, "\\x%02x", p[i]);
+            i++;
+        }
+    }
+    out[o] = '\0';
+}
+
 void server_log(ap_server *s, const char *fmt, ...)
 {
-    char line[768];
+    char raw[768], line[768 * 4];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    server_escape(line, sizeof line, raw, strlen(raw));
     if (s->opt.log != NULL)
         s->opt.log(s->opt.user, line);
     else
@@ -64,10 +117,9 @@ static void thread_free(srv_thread *t)
     free(t);
 }
 
-/* Wakes the service thread, unless a wake-up it has not yet taken is on its way. */
-static void wake_loop(ap_server *s)
+void server_wake(ap_server *s)
 {
-    if (s->ctx != NULL && /* (a server not started: the command path's fuzz target) */
+    if (s != NULL && s->ctx != NULL && /* (no server, or one not started: the fuzz targets) */
         !__atomic_exchange_n(&s->wake_pending, 1, __ATOMIC_ACQ_REL))
         lws_cancel_service(s->ctx);
 }
@@ -92,7 +144,7 @@ static void *watch_main(void *arg)
             /* exact, not the larger: a log Redis lost restarts lower (its readers are told they missed) */
             seen = stats.last_seq;
             __atomic_store_n(&t->last_seq, seen, __ATOMIC_RELEASE);
-            wake_loop(t->srv);
+            server_wake(t->srv);
         }
         memset(&from, 0, sizeof from);
         from.from = APS_REPLAY_FROM_SEQ;
@@ -312,7 +364,7 @@ static void published(ap_server *s, uint64_t s_new, uint64_t *seq)
 {
     if (seq != NULL)
         *seq = s_new;
-    wake_loop(s);
+    server_wake(s);
 }
 
 aps_status ap_server_publish(ap_server *s, aps_slice thread_id, ap_message_t *msg, uint64_t *seq, aps_error *err)

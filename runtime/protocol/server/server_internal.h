@@ -74,8 +74,25 @@ APS_INTERNAL void server_log(ap_server *s, const char *fmt, ...)
 #endif
     ;
 
+/*
+ * The length of the printable UTF-8 character at p[0..n): 1-4, or 0 when it
+ * is a control character (C0, DEL, C1) or not well-formed UTF-8.
+ */
+APS_INTERNAL size_t server_utf8_char(const unsigned char *p, size_t n);
+
+/*
+ * Writes in[0..n) into out[0..cap) (NUL-terminated, cut short when full)
+ * with every byte that is not printable UTF-8, and every backslash, as
+ * \xNN: what the log prints of a request cannot forge a line or smuggle a
+ * terminal escape.
+ */
+APS_INTERNAL void server_escape(char *out, size_t cap, const char *in, size_t n);
+
 /* The thread named id[0..len), made when missing and `create` (NULL: none, too many, or no memory). */
 APS_INTERNAL srv_thread *server_thread(ap_server *s, const char *id, size_t len, int create);
+
+/* Wakes the service thread, unless a wake-up it has not yet taken is on its way. Any thread. */
+APS_INTERNAL void server_wake(ap_server *s);
 
 /* Ends the watchers of shared logs (before the loop's context goes). */
 APS_INTERNAL void server_threads_unwatch(ap_server *s);
@@ -108,5 +125,20 @@ APS_INTERNAL void server_resume_point(srv_thread *t, aps_replay_start *start);
  */
 APS_INTERNAL size_t server_event_size(const aps_replay_event *ev);
 APS_INTERNAL size_t server_event_put(char *out, const aps_replay_event *ev, int sse, aps_key_case kc);
+
+/* ---- feeds (ap_server_feed.c) ------------------------------------------------------- */
+
+/*
+ * Writes the SSE records of `f` from *next whose tag has no bit outside `mask` into
+ * out[0..cap), as many as fit; *next moves past them (and past the records
+ * the mask skips). When the first record does not fit, *need is its size
+ * (grow and call again), else 0. *done: the feed is closed and read to its
+ * end. Returns the bytes written.
+ */
+APS_INTERNAL size_t server_feed_put(ap_server_feed *f, uint64_t *next, uint32_t mask, char *out, size_t cap,
+                                    size_t *need, int *done);
+
+/* Whether a reader at `next` has records to read, or the feed closed. */
+APS_INTERNAL int server_feed_behind(ap_server_feed *f, uint64_t next);
 
 #endif /* AP_SERVER_INTERNAL_H */

@@ -1,0 +1,232 @@
+/*
+ * rest_internal.h - what the files of serve's REST API share (rest.h):
+ * the records (threads, runs, items), kept in memory by rest_store.c
+ * behind the functions below, so that a store on Redis can take their
+ * place; the routes of rest_store.c (threads, assistants, store) and
+ * rest_runs.c (runs and their classic streams).
+ */
+#ifndef APSTREAM_REST_INTERNAL_H
+#define APSTREAM_REST_INTERNAL_H
+
+#include <pthread.h>
+
+#include "aa.h"
+#include "aps/schema.h"
+#include "rest.h"
+
+#define REST_MAX_ID 128u        /* thread, run and assistant ids in paths and bodies */
+#define REST_MAX_HISTORY 64u    /* states a thread keeps */
+#define REST_MAX_RUNS 4096u     /* ended runs kept (with their streams, for joins): the oldest go first */
+#define APSTREAM_REST_VERSION "0.1.0"
+
+/* Stream modes, as bits of a feed record's tag (a record goes to a stream whose mask has all its bits). */
+enum {
+    M_VALUES = 1u << 0,
+    M_UPDATES = 1u << 1,
+    M_TUPLE = 1u << 2,      /* "messages-tuple": `messages` events of [chunk, metadata] */
+    M_MESSAGES = 1u << 3,   /* "messages": messages/metadata, /partial, /complete */
+    M_CUSTOM = 1u << 4,
+    M_TASKS = 1u << 5,
+    M_CHECKPOINTS = 1u << 6,
+    M_DEBUG = 1u << 7,
+    M_EVENTS = 1u << 8,
+    M_TOOLS = 1u << 9,      /* "tools": on_tool_start, on_tool_end, on_tool_error */
+    M_SUBGRAPHS = 1u << 30  /* an event of a subgraph: with stream_subgraphs only */
+};
+
+/* A state of a thread: the root values after a step. */
+typedef struct rstate {
+    char *values;
+    char checkpoint[40];
+    char parent[40];
+    char created[32];
+    int64_t step;
+} rstate;
+
+typedef struct rrun {
+    char id[40];
+    char thread[REST_MAX_ID + 1];
+    char assistant[40];
+    char graph[64];           /* the assistant's graph: the scripts it plays */
+    char status[16];          /* RunStatus */
+    char multitask[16];
+    char created[32], updated[32];
+    char *metadata;           /* JSON object */
+    char *kwargs;             /* JSON object */
+    ap_server_feed *feed;     /* the classic stream (a reference) */
+    uint32_t modes;           /* the stream modes asked at creation */
+    int pending;              /* enqueued behind the thread's active run */
+    int resume;               /* answers the thread's interrupt */
+    char *resume_json;
+    uint64_t order;
+    uint64_t dropped;         /* records its feed refused */
+    /* the message being streamed, for messages/partial and /complete */
+    char msg_id[128];
+    char msg_node[64];
+    char *msg_ns;
+    char *text;
+    size_t text_len, text_cap;
+    char tool_id[128], tool_name[128];
+    char *tool_args;
+    size_t tool_len, tool_cap;
+    struct { char id[128], name[128]; } tools[16]; /* the names of the tool calls started (a ring) */
+    unsigned ntools;
+    struct rrun *next;
+} rrun;
+
+typedef struct rthread {
+    char id[REST_MAX_ID + 1];
+    char created[32], updated[32];
+    char *metadata;           /* JSON object */
+    char *values;             /* JSON, NULL before any */
+    char *interrupts;         /* JSON array of {id, value}, NULL when none */
+    char interrupt_node[64];  /* the node that asked (the state's `next` while it waits) */
+    char status[16];          /* ThreadStatus */
+    char active[40];          /* the run in progress or paused on an interrupt ("" none) */
+    char graph[64];
+    rstate hist[REST_MAX_HISTORY];
+    size_t nhist;             /* the newest is hist[nhist - 1] */
+    char checkpoint[40];      /* the latest checkpoint of its root */
+    int64_t step;
+    uint64_t order;
+    struct rthread *next;
+} rthread;
+
+typedef struct ritem {
+    char **labels;
+    size_t nlabels;
+    char *key;
+    char *value;              /* JSON object */
+    char created[32], updated[32];
+    struct ritem *next;
+} ritem;
+
+struct rest {
+    pthread_mutex_t lock;
+    rest_hooks hooks;
+    ap_server *srv;
+    char (*graphs)[64];
+    char (*assistant_ids)[40];
+    size_t ngraphs;
+    char started[32];
+    rthread *threads;
+    rrun *runs;
+    ritem *items;
+    uint64_t order;
+    uint64_t rng;
+    size_t nruns;             /* runs kept */
+};
+
+/* ---- answers (rest.c) ---- */
+
+/* An ErrorBody with `status`, its `detail` from fmt, and `pointer` (NULL: none). */
+void rest_error(ap_server_reply *reply, unsigned status, const char *pointer, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* Writes json[0..len) into `out` decoded and re-encoded as `type`. */
+aps_status rest_typed(aps_json_writer *out, const aps_type *type, const char *json, size_t len, aps_error *err);
+
+/* Answers the writer's JSON as `type` (500 when it does not match). */
+void rest_reply_typed(ap_server_reply *reply, unsigned status, const aps_type *type, aps_json_writer *w);
+
+/* Answers the writer's JSON array, each element as `type`. */
+void rest_reply_array(ap_server_reply *reply, const aps_type *type, aps_json_writer *w);
+
+/* Answers text as it is (no type: a count, an empty 204). */
+void rest_reply_raw(ap_server_reply *reply, unsigned status, const char *text, size_t len);
+
+/* Decodes the body as `type` into `out`; 0, or -1 with the 422 in the reply. */
+int rest_decode(const ap_server_request *req, const aps_type *type, aps_arena *arena, void *out,
+                ap_server_reply *reply);
+
+/* Query argument `name` into buf; 1 when present. */
+int rest_query(const char *query, const char *name, char *buf, size_t cap);
+
+/* A count argument of the query (`dflt` when absent); -1 with the 422 in the reply. */
+long rest_query_count(const ap_server_request *req, const char *name, long dflt, ap_server_reply *reply);
+
+/* 0 when id[0..len) is 1 to REST_MAX_ID bytes of printable UTF-8 without '/'. */
+int rest_check_id(const char *id, size_t len);
+
+/* ---- records (rest_store.c), under r->lock ---- */
+
+/* Now as RFC 3339 text with milliseconds, into buf[32]. */
+void rest_now(char *buf);
+
+/* A fresh random UUID (version 4) into buf[40]. */
+void rest_uuid(rest *r, char *buf);
+
+/* Copies text[0..len) into a malloc'd NUL-terminated string (NULL out of memory). */
+char *rest_strndup(const char *text, size_t len);
+
+/* Whether JSON values a and b are equal (objects member by member, in any order). */
+int rest_json_equal(aps_json_raw a, aps_json_raw b);
+
+/* Merges the members of object `add` into object text *into (a new malloc'd text). 0, or -1. */
+int rest_merge_object(char **into, aps_json_raw add);
+
+/* The thread `id`, NULL when none. */
+rthread *rest_thread_find(rest *r, const char *id);
+/* A new idle thread `id` with `metadata` (JSON; NULL: {}), NULL out of memory. */
+rthread *rest_thread_add(rest *r, const char *id, const char *metadata, size_t len);
+/* Forgets thread t, its states and its runs (their feeds closed). */
+void rest_thread_remove(rest *r, rthread *t);
+/* Writes the Thread JSON of t. */
+void rest_thread_json(const rthread *t, aps_json_writer *w);
+/* Keeps `values` (JSON) as the thread's newest state. */
+void rest_thread_push_state(rest *r, rthread *t, const char *values, size_t len);
+/* Writes the ThreadState JSON of t's state `s` (NULL: its newest). */
+void rest_state_json(const rthread *t, const rstate *s, aps_json_writer *w);
+
+/* The graph (its index) that assistant id or graph id names, -1 when none. */
+int rest_graph(const rest *r, const char *id);
+
+/* The run `id`, NULL when none. */
+rrun *rest_run_find(rest *r, const char *id);
+/* Forgets the run (its feed closed and released). */
+void rest_run_remove(rest *r, rrun *run);
+/* Writes the Run JSON of the run. */
+void rest_run_json(const rrun *run, aps_json_writer *w);
+
+/*
+ * ---- routes: each answers its request (docs/rest.md has what) into `reply`,
+ * taking r->lock itself; `a` is the request's arena ----
+ */
+
+void rest_assistants_search(rest *r, const ap_server_request *req, int agents, aps_arena *a, ap_server_reply *reply);
+void rest_assistants_count(rest *r, const ap_server_request *req, aps_arena *a, ap_server_reply *reply);
+void rest_assistant_get(rest *r, const char *id, int agent, ap_server_reply *reply);
+void rest_assistant_graph(rest *r, const char *id, ap_server_reply *reply);
+void rest_assistant_schemas(rest *r, const char *id, int agent, ap_server_reply *reply);
+void rest_assistant_versions(rest *r, const char *id, ap_server_reply *reply);
+void rest_threads_create(rest *r, const ap_server_request *req, aps_arena *a, ap_server_reply *reply);
+void rest_threads_search(rest *r, const ap_server_request *req, int count, aps_arena *a, ap_server_reply *reply);
+void rest_thread_get(rest *r, const char *id, ap_server_reply *reply);
+void rest_thread_delete(rest *r, const char *id, ap_server_reply *reply);
+void rest_thread_patch(rest *r, const char *id, const ap_server_request *req, aps_arena *a, ap_server_reply *reply);
+void rest_thread_copy(rest *r, const char *id, ap_server_reply *reply);
+void rest_thread_state(rest *r, const char *id, const char *checkpoint, ap_server_reply *reply);
+void rest_thread_state_at(rest *r, const char *id, const ap_server_request *req, aps_arena *a, ap_server_reply *reply);
+void rest_thread_update_state(rest *r, const char *id, const ap_server_request *req, aps_arena *a,
+                              ap_server_reply *reply);
+void rest_thread_history(rest *r, const char *id, const ap_server_request *req, aps_arena *a, ap_server_reply *reply);
+void rest_store_put(rest *r, const ap_server_request *req, aps_arena *a, ap_server_reply *reply);
+void rest_store_get(rest *r, const ap_server_request *req, ap_server_reply *reply);
+void rest_store_delete(rest *r, const ap_server_request *req, aps_arena *a, ap_server_reply *reply);
+void rest_store_search(rest *r, const ap_server_request *req, aps_arena *a, ap_server_reply *reply);
+void rest_store_namespaces(rest *r, const ap_server_request *req, aps_arena *a, ap_server_reply *reply);
+
+/*
+ * The runs routes under /threads/{thread}/runs (thread NULL: under /runs),
+ * the path's remaining segments in seg[0..n).
+ */
+void rest_thread_runs(rest *r, const char *thread, const char *const *seg, const size_t *len, size_t n,
+                      const ap_server_request *req, aps_arena *a, ap_server_reply *reply);
+
+/* A long poll (runs.wait, join) whose feed closed: its answer. */
+void rest_runs_finish_wait(rest *r, const char *token, ap_server_reply *reply);
+
+#endif /* APSTREAM_REST_INTERNAL_H */

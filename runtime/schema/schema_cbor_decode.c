@@ -502,25 +502,6 @@ static aps_status keep_extra(cbor_dctx *c, const aps_type *t, aps_json_members *
     return APS_OK;
 }
 
-/* A bit per field seen, the envelope's own first: one word, or arena words past 64. */
-typedef struct cbor_seen {
-    uint64_t small;
-    uint64_t *big;
-} cbor_seen;
-
-static bool see(cbor_seen *s, size_t i)
-{
-    uint64_t *w = s->big != NULL ? &s->big[i / 64] : &s->small, bit = (uint64_t)1 << (i % 64);
-    bool was = (*w & bit) != 0;
-    *w |= bit;
-    return was;
-}
-
-static bool seen(const cbor_seen *s, size_t i)
-{
-    return ((s->big != NULL ? s->big[i / 64] : s->small) >> (i % 64)) & 1u;
-}
-
 static aps_status fail_member(cbor_dctx *c, aps_status code, const char *what, aps_slice key)
 {
     char q[96];
@@ -528,11 +509,11 @@ static aps_status fail_member(cbor_dctx *c, aps_status code, const char *what, a
                                 aps_schema_priv_quote(q, sizeof q, key.ptr, key.len, '\''));
 }
 
-static aps_status check_required(cbor_dctx *c, const aps_field *f, size_t n, size_t first, const cbor_seen *s)
+static aps_status check_required(cbor_dctx *c, const aps_field *f, size_t n, size_t first, const aps_seen_set *s)
 {
     size_t i;
     for (i = 0; i < n; i++) {
-        if (!(f[i].flags & APS_F_OPTIONAL) && !seen(s, first + i))
+        if (!(f[i].flags & APS_F_OPTIONAL) && !aps_seen_has(s, first + i))
             return aps_cbor_reader_fail(c->r, c->err, APS_E_MISSING, "missing required member '%s'",
                                         aps_schema_priv_key(&f[i], c->key_case));
     }
@@ -566,7 +547,7 @@ static aps_status struct_body(cbor_dctx *c, const aps_type *t, char *base, size_
     const aps_field *pf = t->u.st.fields, *af = NULL;
     size_t np = t->u.st.nfields, na = 0, xcap = 0, i, total = np;
     char *abase = NULL;
-    cbor_seen s;
+    aps_seen_set s;
     aps_json_members *extras = t->u.st.open ? APS_AT(base, t->u.st.extras_offset, aps_json_members) : NULL;
     int kind = 0, more;
     aps_cbor_raw rkey;
@@ -618,7 +599,7 @@ static aps_status struct_body(cbor_dctx *c, const aps_type *t, char *base, size_
         } else {
             return fail_member(c, APS_E_UNKNOWN, "unknown member", key);
         }
-        if (see(&s, i))
+        if (aps_seen_mark(&s, i))
             return fail_member(c, APS_E_DUPLICATE, "duplicate member (given in both spellings)", key);
         if ((st = decode_field(c, f, fbase)) != APS_OK)
             return st;

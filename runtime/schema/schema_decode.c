@@ -579,30 +579,6 @@ static aps_status decode_field(dctx *c, const aps_field *f, char *base)
     return APS_OK;
 }
 
-/*
- * The members of one object seen so far, by field index (the envelope's
- * own fields first, then its variant's): one word in the common case,
- * arena words past 64 fields.
- */
-typedef struct seen_set {
-    uint64_t small;
-    uint64_t *big;
-} seen_set;
-
-/* Marks field i seen; true when it already was (one member given in both spellings). */
-static inline bool see(seen_set *s, size_t i)
-{
-    uint64_t *w = s->big != NULL ? &s->big[i / 64] : &s->small, bit = (uint64_t)1 << (i % 64);
-    bool was = (*w & bit) != 0;
-    *w |= bit;
-    return was;
-}
-
-static inline bool seen(const seen_set *s, size_t i)
-{
-    return ((s->big != NULL ? s->big[i / 64] : s->small) >> (i % 64)) & 1u;
-}
-
 static APS_NOINLINE aps_status fail_member(dctx *c, aps_status code, const char *what, aps_slice key)
 {
     char q[96];
@@ -610,12 +586,12 @@ static APS_NOINLINE aps_status fail_member(dctx *c, aps_status code, const char 
                                 aps_schema_priv_quote(q, sizeof q, key.ptr, key.len, '\''));
 }
 
-static aps_status check_required(dctx *c, const aps_field *f, size_t n, size_t first, const seen_set *s)
+static aps_status check_required(dctx *c, const aps_field *f, size_t n, size_t first, const aps_seen_set *s)
 {
     size_t i;
     aps_status st;
     for (i = 0; i < n; i++) {
-        if (!(f[i].flags & APS_F_OPTIONAL) && !seen(s, first + i) &&
+        if (!(f[i].flags & APS_F_OPTIONAL) && !aps_seen_has(s, first + i) &&
             (st = collect(c, aps_json_reader_fail(c->r, c->err, APS_E_MISSING, "missing required member '%s'",
                                                   aps_schema_priv_key(&f[i], c->key_case)))) != APS_OK)
             return st;
@@ -635,7 +611,7 @@ static aps_status check_required(dctx *c, const aps_field *f, size_t n, size_t f
  * 0 for an unknown value in tolerant mode.
  */
 static aps_status pick_variant(dctx *c, const aps_type *u, const aps_field *pf, size_t np, char *pbase,
-                               size_t pre, seen_set *s, size_t *hint, int *kind, bool *consumed)
+                               size_t pre, aps_seen_set *s, size_t *hint, int *kind, bool *consumed)
 {
     aps_json_reader *r = c->r;
     aps_json_pos pos;
@@ -660,7 +636,7 @@ static aps_status pick_variant(dctx *c, const aps_type *u, const aps_field *pf, 
             (c->key_case != APS_CASE_SCHEMA && key_is(ds, key.ptr, key.len)))
             break;
         if (ahead && np != 0 && (i = find_field(pf, np, key, c->key_case, hint)) != SIZE_MAX) {
-            if (APS_UNLIKELY(see(s, i)))
+            if (APS_UNLIKELY(aps_seen_mark(s, i)))
                 return fail_member(c, APS_E_DUPLICATE, "duplicate member (given in both spellings)", key);
             if ((st = decode_field(c, &pf[i], pbase)) != APS_OK)
                 return st;
@@ -689,7 +665,7 @@ static aps_status pick_variant(dctx *c, const aps_type *u, const aps_field *pf, 
             memset(s->big, 0, ((np + 63) / 64) * sizeof *s->big);
         s->small = 0;
         if (pre != SIZE_MAX)
-            (void)see(s, pre);
+            (void)aps_seen_mark(s, pre);
         *hint = 0;
     }
     return APS_OK;
@@ -708,7 +684,7 @@ static aps_status struct_body(dctx *c, const aps_type *t, char *base, const char
     const aps_field *pf = t->u.st.fields, *af = NULL;
     size_t np = t->u.st.nfields, na = 0, phint = 0, ahint = 0, xcap = 0, i, total = np;
     char *abase = NULL;
-    seen_set s;
+    aps_seen_set s;
     aps_json_members *extras = t->u.st.open ? APS_AT(base, t->u.st.extras_offset, aps_json_members) : NULL;
     int kind = 0;
     aps_json_pos before; /* collecting: where the member's value being read starts */
@@ -730,7 +706,7 @@ static aps_status struct_body(dctx *c, const aps_type *t, char *base, const char
         memset(s.big, 0, words * sizeof *s.big);
     }
     if (pre != SIZE_MAX) {
-        (void)see(&s, pre);
+        (void)aps_seen_mark(&s, pre);
         phint = pre + 1;
     }
     if (vt != NULL) {
@@ -744,7 +720,7 @@ static aps_status struct_body(dctx *c, const aps_type *t, char *base, const char
             na = alt->u.st.nfields;
             abase = base + t->u.st.variants_offset + vt->u.un.payload_offset;
             if (consumed && (i = disc_index(alt, vt->u.un.disc_key)) != SIZE_MAX) {
-                (void)see(&s, np + i);
+                (void)aps_seen_mark(&s, np + i);
                 ahint = i + 1;
             }
         }
@@ -777,7 +753,7 @@ static aps_status struct_body(dctx *c, const aps_type *t, char *base, const char
                 return st;
             continue;
         }
-        if (APS_UNLIKELY(see(&s, i))) {
+        if (APS_UNLIKELY(aps_seen_mark(&s, i))) {
             if ((st = collect(c, fail_member(c, APS_E_DUPLICATE, "duplicate member (given in both spellings)",
                                              key))) != APS_OK ||
                 (st = aps_json_skip(r, c->err)) != APS_OK)
@@ -830,7 +806,7 @@ static aps_status decode_discriminated(dctx *c, const aps_type *t, char *out)
     int kind = 0, more;
     bool consumed = false;
     size_t hint = 0;
-    seen_set s;
+    aps_seen_set s;
     aps_slice key;
     aps_status st;
     s.small = 0;

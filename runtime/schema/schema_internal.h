@@ -92,6 +92,32 @@ static inline bool aps_schema_priv_text_is(const aps_literal *lit, const char *s
 APS_INTERNAL bool aps_schema_priv_kind_fits(const aps_type *t, aps_json_kind jk, bool is_int, int depth);
 
 /*
+ * The members of one object (a JSON object, a CBOR map) seen so far, by
+ * field index (the envelope's own fields first, then its variant's): one
+ * word in the common case, arena words past 64 fields. The JSON and CBOR
+ * decoders' duplicate and missing-member checks.
+ */
+typedef struct aps_seen_set {
+    uint64_t small;
+    uint64_t *big;
+} aps_seen_set;
+
+/* Marks field i seen; true when it already was (one member given in both spellings). */
+static inline bool aps_seen_mark(aps_seen_set *s, size_t i)
+{
+    uint64_t *w = s->big != NULL ? &s->big[i / 64] : &s->small, bit = (uint64_t)1 << (i % 64);
+    bool was = (*w & bit) != 0;
+    *w |= bit;
+    return was;
+}
+
+/* Whether field i was seen. */
+static inline bool aps_seen_has(const aps_seen_set *s, size_t i)
+{
+    return ((s->big != NULL ? s->big[i / 64] : s->small) >> (i % 64)) & 1u;
+}
+
+/*
  * The decoder's fast path (schema_fast.c): decodes `json` into `out` (zeroed
  * first) when it is well-formed input of the usual shape, and returns true;
  * false means "not here" (anything wrong or unusual), and the exact decoder

@@ -165,17 +165,6 @@ static aps_status no_json_form(aps_cbor_reader *r, aps_error *err, const char *w
     return aps_cbor_reader_fail(r, err, APS_E_TYPE, "%s has no JSON form", what);
 }
 
-/* The text of a canonical text-string key (definite, shortest head). */
-static aps_slice key_text(aps_cbor_raw key)
-{
-    aps_cbor_head h;
-    aps_slice s;
-    (void)aps_cbor_impl_head(key.ptr, key.ptr + key.len, &h);
-    s.ptr = (const char *)h.next;
-    s.len = (size_t)h.arg;
-    return s;
-}
-
 aps_status aps_cbor_to_json(aps_cbor_reader *r, aps_json_writer *w, aps_error *err)
 {
     aps_status st;
@@ -184,18 +173,10 @@ aps_status aps_cbor_to_json(aps_cbor_reader *r, aps_json_writer *w, aps_error *e
     switch (aps_cbor_peek(r)) {
     case APS_CBOR_UINT:
     case APS_CBOR_NEGINT: {
-        int neg;
-        uint64_t v;
         char num[24];
         aps_json_raw raw;
-        if ((st = aps_cbor_read_integer(r, &neg, &v, err)))
+        if ((st = read_integer_text(r, num, sizeof num, &raw.len, err)))
             return st;
-        if (!neg)
-            raw.len = (size_t)snprintf(num, sizeof num, "%llu", (unsigned long long)v);
-        else if (v == UINT64_MAX)
-            raw.len = (size_t)snprintf(num, sizeof num, "-18446744073709551616");
-        else
-            raw.len = (size_t)snprintf(num, sizeof num, "-%llu", (unsigned long long)v + 1);
         raw.ptr = num;
         aps_json_write_raw(w, raw);
         return APS_OK;
@@ -251,10 +232,9 @@ aps_status aps_cbor_to_json(aps_cbor_reader *r, aps_json_writer *w, aps_error *e
         aps_json_write_object_begin(w);
         while (!(st = aps_cbor_next_entry(r, &key, &more, err)) && more) {
             aps_slice k;
-            if (aps_cbor_raw_type(key) != APS_CBOR_TEXT)
+            if (!aps_cbor_raw_text(key, &k))
                 return aps_cbor_reader_fail(r, err, APS_E_TYPE,
                                             "a map key that is not a text string has no JSON form");
-            k = key_text(key);
             aps_json_write_key(w, k.ptr, k.len);
             if ((st = aps_cbor_to_json(r, w, err)))
                 return st;

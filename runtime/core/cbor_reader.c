@@ -251,6 +251,17 @@ aps_cbor_type aps_cbor_raw_type(aps_cbor_raw raw)
     return raw.ptr != NULL ? aps_cbor_impl_type(raw.ptr, raw.ptr + raw.len) : APS_CBOR_INVALID;
 }
 
+bool aps_cbor_raw_text(aps_cbor_raw raw, aps_slice *out)
+{
+    aps_cbor_head h;
+    if (raw.ptr == NULL || aps_cbor_impl_head(raw.ptr, raw.ptr + raw.len, &h) != 0 || h.major != 3 ||
+        h.indefinite || h.arg != (uint64_t)(raw.ptr + raw.len - h.next))
+        return false;
+    out->ptr = (const char *)h.next;
+    out->len = (size_t)h.arg;
+    return true;
+}
+
 bool aps_cbor_raw_is_text(aps_cbor_raw raw, const char *text, size_t len)
 {
     uint8_t head[9];

@@ -319,18 +319,6 @@ static aps_status decode_array(cbor_dctx *c, const aps_type *t, aps_array *out)
     return APS_OK;
 }
 
-/* The text of a canonical key; false when the key is no text string. */
-static bool key_text(aps_cbor_raw key, aps_slice *out)
-{
-    size_t head;
-    if (aps_cbor_raw_type(key) != APS_CBOR_TEXT)
-        return false;
-    head = key.ptr[0] < 0x78 ? 1 : key.ptr[0] == 0x78 ? 2 : key.ptr[0] == 0x79 ? 3 : key.ptr[0] == 0x7a ? 5 : 9;
-    out->ptr = (const char *)key.ptr + head;
-    out->len = key.len - head;
-    return true;
-}
-
 static aps_status fail_key(cbor_dctx *c)
 {
     return aps_cbor_reader_fail(c->r, c->err, APS_E_TYPE, "expected a text string as the member name");
@@ -348,7 +336,7 @@ static aps_status decode_map(cbor_dctx *c, const aps_type *t, aps_array *out)
     if (st != APS_OK)
         return st;
     while ((st = aps_cbor_next_entry(c->r, &key, &more, c->err)) == APS_OK && more) {
-        if (!key_text(key, &k))
+        if (!aps_cbor_raw_text(key, &k))
             return fail_key(c);
         if (n >= t->u.map.max) {
             if ((st = aps_cbor_skip(c->r, c->err)) != APS_OK)
@@ -429,7 +417,7 @@ static aps_status pick_variant(cbor_dctx *c, const aps_type *u, int *kind)
             return aps_cbor_reader_fail(c->r, c->err, APS_E_MISSING, "missing required member '%s'",
                                         u->u.un.disc_key);
         }
-        if (key_text(key, &k) && is_disc(u, k, c->key_case))
+        if (aps_cbor_raw_text(key, &k) && is_disc(u, k, c->key_case))
             break;
         if ((st = aps_cbor_skip(c->r, c->err)) != APS_OK)
             return st;
@@ -580,7 +568,7 @@ static aps_status struct_body(cbor_dctx *c, const aps_type *t, char *base, size_
     while ((st = aps_cbor_next_entry(c->r, &rkey, &more, c->err)) == APS_OK && more) {
         const aps_field *f;
         char *fbase = base;
-        if (!key_text(rkey, &key))
+        if (!aps_cbor_raw_text(rkey, &key))
             return fail_key(c);
         if ((i = find_field(pf, np, key, c->key_case)) != SIZE_MAX) {
             f = &pf[i];

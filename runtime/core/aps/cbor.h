@@ -312,6 +312,13 @@ APS_NODISCARD aps_status aps_cbor_validate(const void *data, size_t len,
 /* The kind of an encoded item (APS_CBOR_INVALID for an empty one). */
 aps_cbor_type aps_cbor_raw_type(aps_cbor_raw raw);
 
+/*
+ * The text of the canonical key `raw` (a definite text string, as
+ * aps_cbor_next_entry hands keys out): true and *out set, or false when
+ * the key is no text string.
+ */
+bool aps_cbor_raw_text(aps_cbor_raw raw, aps_slice *out);
+
 /* True when the canonical key `raw` is the text string `text` of `len` bytes. */
 bool aps_cbor_raw_is_text(aps_cbor_raw raw, const char *text, size_t len);
 

@@ -151,6 +151,15 @@ long rest_query_count(const ap_server_request *req, const char *name, long dflt,
 /* 0 when id[0..len) is 1 to REST_MAX_ID bytes of printable UTF-8 without '/'. */
 int rest_check_id(const char *id, size_t len);
 
+/* ---- messages (rest_messages.c) ---- */
+
+/*
+ * Writes state `values` (raw JSON) with every message of its `messages` in
+ * the form the classic API shows: content blocks of text as one string,
+ * and the members LangChain always serializes. Anything else as it is.
+ */
+void rest_classic_values(aps_json_raw values, aps_json_writer *w);
+
 /* ---- records (rest_store.c), under r->lock ---- */
 
 /* Now as RFC 3339 text with milliseconds, into buf[32]. */

@@ -181,12 +181,19 @@ static int grow_append(char **buf, size_t *len, size_t *cap, const char *s, size
     return 0;
 }
 
+/* What an AI message written by ai_message holds. */
+typedef enum ai_form {
+    AI_CHUNK,    /* messages-tuple: this piece of the text and of the arguments (`tool_call_chunks`) */
+    AI_PARTIAL,  /* messages/partial: the whole message so far, its call in both members */
+    AI_COMPLETE  /* messages/complete: the whole message; no `tool_call_chunks`, as the reference */
+} ai_form;
+
 /*
  * An AI message as the reference server streams it: `content` the text,
- * `tool_call_chunks` (chunk != 0: this piece of the arguments) or
+ * `tool_call_chunks` (AI_CHUNK: this piece of the arguments) and
  * `tool_calls` (the whole call so far).
  */
-static void ai_message(const rrun *run, const char *text, size_t len, int chunk, const char *args, size_t alen,
+static void ai_message(const rrun *run, const char *text, size_t len, ai_form form, const char *args, size_t alen,
                        aps_json_writer *w)
 {
     aps_json_write_object_begin(w);
@@ -198,23 +205,25 @@ static void ai_message(const rrun *run, const char *text, size_t len, int chunk,
     aps_json_write_key(w, "response_metadata", 17);
     aps_json_write_object_begin(w);
     aps_json_write_object_end(w);
-    aps_json_write_key(w, "tool_call_chunks", 16);
-    aps_json_write_array_begin(w);
-    if (run->tool_id[0] != '\0' && (chunk || args != NULL)) {
-        aps_json_write_object_begin(w);
-        aps_json_write_key(w, "index", 5);
-        aps_json_write_uint64(w, 0);
-        write_str(w, "type", "tool_call_chunk");
-        write_str(w, "id", run->tool_id);
-        write_str(w, "name", run->tool_name);
-        aps_json_write_key(w, "args", 4);
-        aps_json_write_string(w, args != NULL ? args : "", args != NULL ? alen : 0);
-        aps_json_write_object_end(w);
+    if (form != AI_COMPLETE) {
+        aps_json_write_key(w, "tool_call_chunks", 16);
+        aps_json_write_array_begin(w);
+        if (run->tool_id[0] != '\0' && (form == AI_CHUNK || args != NULL)) {
+            aps_json_write_object_begin(w);
+            aps_json_write_key(w, "index", 5);
+            aps_json_write_uint64(w, 0);
+            write_str(w, "type", "tool_call_chunk");
+            write_str(w, "id", run->tool_id);
+            write_str(w, "name", run->tool_name);
+            aps_json_write_key(w, "args", 4);
+            aps_json_write_string(w, args != NULL ? args : "", args != NULL ? alen : 0);
+            aps_json_write_object_end(w);
+        }
+        aps_json_write_array_end(w);
     }
-    aps_json_write_array_end(w);
     aps_json_write_key(w, "tool_calls", 10);
     aps_json_write_array_begin(w);
-    if (run->tool_id[0] != '\0' && !chunk) {
+    if (run->tool_id[0] != '\0' && form != AI_CHUNK) {
         aps_json_raw parsed;
         aps_json_write_object_begin(w);
         write_str(w, "name", run->tool_name);
@@ -245,7 +254,7 @@ static void emit_tuple(const rthread *t, rrun *run, const char *text, size_t len
     aps_json_writer w;
     aps_json_writer_init(&w, NULL);
     aps_json_write_array_begin(&w);
-    ai_message(run, text, len, 1, args, alen, &w);
+    ai_message(run, text, len, AI_CHUNK, args, alen, &w);
     message_metadata(t, run, &w);
     aps_json_write_array_end(&w);
     emit(run, "messages", &w, M_TUPLE | sub);
@@ -258,7 +267,8 @@ static void emit_whole(rrun *run, const char *event, uint32_t sub)
     aps_json_writer w;
     aps_json_writer_init(&w, NULL);
     aps_json_write_array_begin(&w);
-    ai_message(run, run->text != NULL ? run->text : "", run->text_len, 0, run->tool_args, run->tool_len, &w);
+    ai_message(run, run->text != NULL ? run->text : "", run->text_len,
+               strcmp(event, "messages/complete") == 0 ? AI_COMPLETE : AI_PARTIAL, run->tool_args, run->tool_len, &w);
     aps_json_write_array_end(&w);
     emit(run, event, &w, M_MESSAGES | sub);
     aps_json_writer_deinit(&w);
@@ -612,19 +622,26 @@ void rest_event(rest *r, const char *thread_id, const char *run_id, const char *
         return; /* not the thread's run any more (cancelled, interrupted) */
     }
     if (strcmp(method, "values") == 0) {
-        if (ns.count == 0) {
-            rest_thread_push_state(r, t, data.ptr, data.len);
-            emit_raw(run, "values", data, M_VALUES);
-        } else {
-            sub_event(name, sizeof name, "values", nsj);
-            emit_raw(run, name, data, M_VALUES | sub);
+        aps_json_writer w;
+        aps_json_writer_init(&w, NULL);
+        rest_classic_values(data, &w);
+        if (aps_json_writer_status(&w) == APS_OK) {
+            aps_json_raw classic = { aps_json_writer_data(&w), aps_json_writer_len(&w) };
+            if (ns.count == 0) {
+                rest_thread_push_state(r, t, classic.ptr, classic.len);
+                emit_raw(run, "values", classic, M_VALUES);
+            } else {
+                sub_event(name, sizeof name, "values", nsj);
+                emit_raw(run, name, classic, M_VALUES | sub);
+            }
         }
+        aps_json_writer_deinit(&w);
     } else if (strcmp(method, "updates") == 0) {
         aps_json_writer w;
         aps_json_writer_init(&w, NULL);
         aps_json_write_object_begin(&w);
         aps_json_write_key(&w, node[0] ? node : "agent", strlen(node[0] ? node : "agent"));
-        aps_json_write_raw(&w, data);
+        rest_classic_values(data, &w);
         aps_json_write_object_end(&w);
         if (ns.count == 0) {
             emit(run, "updates", &w, M_UPDATES);
@@ -826,6 +843,95 @@ static aps_json_raw body_raw(const ap_server_request *req, const char *name, aps
     return v;
 }
 
+/* Writes member `name` with the raw JSON `v`. */
+static void write_member(aps_json_writer *w, const char *name, aps_json_raw v)
+{
+    aps_json_write_key(w, name, strlen(name));
+    aps_json_write_raw(w, v);
+}
+
+/*
+ * The run's metadata and kwargs as the reference server keeps them: the
+ * metadata is the thread's (which names the graph) with `created_by` and
+ * the request's own on top; the kwargs hold what was asked, its config
+ * with the ids of the run in `configurable` and the metadata beside.
+ * 0, or -1 out of memory (the run keeps what it had).
+ */
+static int run_record(rrun *run, const rthread *t, const ap_server_request *req, aps_arena *a)
+{
+    static const char created_by[] = "{\"created_by\":\"system\"}";
+    char *metadata = rest_strndup(created_by, sizeof created_by - 1), *configurable = NULL;
+    aps_json_raw config = body_raw(req, "config", a, "{}"), v, command;
+    aps_json_writer w;
+    aps_json_reader rd;
+    aps_slice key;
+    int more = 0, ok;
+    if (metadata == NULL ||
+        (t->metadata != NULL && rest_merge_object(&metadata, (aps_json_raw){ t->metadata, strlen(t->metadata) }) != 0) ||
+        (run->metadata != NULL && rest_merge_object(&metadata, (aps_json_raw){ run->metadata, strlen(run->metadata) }) != 0)) {
+        free(metadata);
+        return -1;
+    }
+    aps_json_writer_init(&w, NULL);
+    aps_json_write_object_begin(&w);
+    write_str(&w, "thread_id", t->id);
+    write_str(&w, "run_id", run->id);
+    write_str(&w, "graph_id", run->graph);
+    write_str(&w, "assistant_id", run->assistant);
+    aps_json_write_object_end(&w);
+    ok = aps_json_writer_status(&w) == APS_OK &&
+         (configurable = rest_strndup(aps_json_writer_data(&w), aps_json_writer_len(&w))) != NULL;
+    aps_json_writer_reset(&w);
+    if (ok && aps_json_raw_member(config, "configurable", 12, a, &v, NULL) == APS_OK &&
+        aps_json_raw_kind(v) == APS_JSON_OBJECT)
+        ok = rest_merge_object(&configurable, v) == 0;
+    if (!ok) {
+        free(metadata);
+        free(configurable);
+        aps_json_writer_deinit(&w);
+        return -1;
+    }
+    aps_json_write_object_begin(&w);
+    write_member(&w, "input", body_raw(req, "input", a, "null"));
+    command = body_raw(req, "command", a, "null");
+    if (aps_json_raw_kind(command) != APS_JSON_NULL)
+        write_member(&w, "command", command);
+    aps_json_write_key(&w, "config", 6);
+    aps_json_write_object_begin(&w);
+    aps_json_raw_reader(&rd, config, a);
+    if (aps_json_raw_kind(config) == APS_JSON_OBJECT && aps_json_read_object(&rd, NULL) == APS_OK)
+        while (aps_json_next_member(&rd, &key, &more, NULL) == APS_OK && more && aps_json_read_raw(&rd, &v, NULL) == APS_OK)
+            if (!(key.len == 12 && memcmp(key.ptr, "configurable", 12) == 0) &&
+                !(key.len == 8 && memcmp(key.ptr, "metadata", 8) == 0)) {
+                aps_json_write_key(&w, key.ptr, key.len);
+                aps_json_write_raw(&w, v);
+            }
+    write_member(&w, "configurable", (aps_json_raw){ configurable, strlen(configurable) });
+    write_member(&w, "metadata", (aps_json_raw){ metadata, strlen(metadata) });
+    aps_json_write_object_end(&w);
+    write_member(&w, "context", body_raw(req, "context", a, "{}"));
+    write_member(&w, "stream_mode", body_raw(req, "stream_mode", a, "[\"values\"]"));
+    write_member(&w, "temporary", body_raw(req, "temporary", a, "false"));
+    write_member(&w, "subgraphs", body_raw(req, "stream_subgraphs", a, "false"));
+    write_member(&w, "resumable", body_raw(req, "stream_resumable", a, "false"));
+    aps_json_write_object_end(&w);
+    free(configurable);
+    ok = aps_json_writer_status(&w) == APS_OK;
+    if (ok) {
+        char *kwargs = rest_strndup(aps_json_writer_data(&w), aps_json_writer_len(&w));
+        if ((ok = kwargs != NULL) != 0) {
+            free(run->kwargs);
+            run->kwargs = kwargs;
+            free(run->metadata);
+            run->metadata = metadata;
+            metadata = NULL;
+        }
+    }
+    free(metadata);
+    aps_json_writer_deinit(&w);
+    return ok ? 0 : -1;
+}
+
 /* POST /threads/{id}/runs[/stream|/wait], POST /runs[/stream|/wait]. */
 static void run_create(rest *r, const char *thread_id, run_kind kind, const ap_server_request *req, aps_arena *a,
                        ap_server_reply *reply)
@@ -837,7 +943,7 @@ static void run_create(rest *r, const char *thread_id, run_kind kind, const ap_s
     rrun *run, *active = NULL;
     uint32_t modes;
     int g, made_thread = 0, resume = 0, start = 1;
-    char *resume_json = NULL, *metadata, *kwargs;
+    char *resume_json = NULL, *metadata;
     aps_json_raw raw;
     if (rest_decode(req, &aa_run_create_type, a, &q, reply) != 0)
         return;
@@ -881,27 +987,7 @@ static void run_create(rest *r, const char *thread_id, run_kind kind, const ap_s
         aps_json_raw m = body_raw(req, "metadata", a, "{}");
         metadata = rest_strndup(m.ptr, m.len);
     }
-    {
-        /* what the run was asked: kept as the reference server keeps it */
-        aps_json_writer w;
-        aps_json_writer_init(&w, NULL);
-        aps_json_write_object_begin(&w);
-        aps_json_write_key(&w, "input", 5);
-        aps_json_write_raw(&w, body_raw(req, "input", a, "null"));
-        aps_json_write_key(&w, "command", 7);
-        aps_json_write_raw(&w, body_raw(req, "command", a, "null"));
-        aps_json_write_key(&w, "config", 6);
-        aps_json_write_raw(&w, body_raw(req, "config", a, "{}"));
-        aps_json_write_key(&w, "stream_mode", 11);
-        aps_json_write_raw(&w, body_raw(req, "stream_mode", a, "[\"values\"]"));
-        aps_json_write_object_end(&w);
-        kwargs = aps_json_writer_status(&w) == APS_OK ? rest_strndup(aps_json_writer_data(&w), aps_json_writer_len(&w))
-                                                       : NULL;
-        aps_json_writer_deinit(&w);
-    }
-    if (metadata == NULL || kwargs == NULL) {
-        free(metadata);
-        free(kwargs);
+    if (metadata == NULL) {
         free(resume_json);
         rest_error(reply, 500, NULL, "no memory for the run");
         return;
@@ -952,10 +1038,9 @@ static void run_create(rest *r, const char *thread_id, run_kind kind, const ap_s
         goto refused;
     }
     run->metadata = metadata;
-    run->kwargs = kwargs;
     run->resume = resume;
     run->resume_json = resume_json;
-    metadata = kwargs = resume_json = NULL;
+    metadata = resume_json = NULL;
     snprintf(t->graph, sizeof t->graph, "%s", r->graphs[g]);
     snprintf(run->graph, sizeof run->graph, "%s", r->graphs[g]);
     {
@@ -969,6 +1054,11 @@ static void run_create(rest *r, const char *thread_id, run_kind kind, const ap_s
         if (aps_json_writer_status(&w) == APS_OK)
             (void)rest_merge_object(&t->metadata, (aps_json_raw){ aps_json_writer_data(&w), aps_json_writer_len(&w) });
         aps_json_writer_deinit(&w); /* (out of memory: the metadata stays as it was) */
+    }
+    if (run_record(run, t, req, a) != 0) {
+        rest_run_remove(r, run);
+        rest_error(reply, 500, NULL, "no memory for the run");
+        goto refused;
     }
     if (start) {
         strcpy(run->status, "running");
@@ -1032,7 +1122,6 @@ refused:
         rest_thread_remove(r, t); /* nothing half done */
     pthread_mutex_unlock(&r->lock);
     free(metadata);
-    free(kwargs);
     free(resume_json);
 }
 

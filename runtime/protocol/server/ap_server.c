@@ -244,6 +244,8 @@ static int respond(conn *c, unsigned status, const char *type, const char *body,
         c->out_len = len;
         c->out_off = 0;
     }
+    if (status == 204)
+        type = NULL; /* no content, so no content type (lws leaves the header out for NULL) */
     if (lws_add_http_common_headers(c->wsi, status, type, stream ? LWS_ILLEGAL_HTTP_CONTENT_LEN : len, &p, end) ||
         add_cors(c, c->wsi, &p, end) ||
         (c->content_location[0] != '\0' && add_header(c->wsi, "content-location:", c->content_location, &p, end)) ||

@@ -38,9 +38,39 @@ function check(cond, what, detail) {
     console.error(`FAIL ${what}${detail !== undefined ? `: ${typeof detail === "string" ? detail : JSON.stringify(detail).slice(0, 400)}` : ""}`);
   }
 }
-const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+// Equal as JSON values, object members in any order.
+const same = (a, b) => JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b));
 // REST_TRACE=1: each part's name as it starts (where a hang is)
 const step = (name) => { if (process.env.REST_TRACE === "1") console.log(`-- ${name}`); };
+
+// A state's values as the classic API shows them (docs/rest.md, "Messages"):
+// text content blocks as one string (tool-call blocks dropped, with
+// output_version), and LangChain's always-present members added.
+function classic(values) {
+  if (values === null || typeof values !== "object" || !Array.isArray(values.messages)) return values;
+  const message = (m) => {
+    if (m === null || typeof m !== "object" || Array.isArray(m)) return m;
+    const out = { ...m };
+    const blocks = Array.isArray(m.content) ? m.content : null;
+    if (blocks && blocks.every((b) => ["text", "tool_call", "tool_call_chunk"].includes(b?.type))) {
+      out.content = blocks.filter((b) => b.type === "text").map((b) => b.text).join("");
+      if (out.response_metadata && typeof out.response_metadata === "object") {
+        const { output_version: _, ...rest } = out.response_metadata;
+        out.response_metadata = rest;
+      }
+    }
+    out.additional_kwargs ??= {};
+    out.response_metadata ??= {};
+    if (m.type === "ai") { out.tool_calls ??= []; out.invalid_tool_calls ??= []; }
+    return out;
+  };
+  return { ...values, messages: values.messages.map(message) };
+}
+function sortKeys(v) {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v === null || typeof v !== "object") return v;
+  return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])]));
+}
 
 // What a capture says: its graph, final root values, each message's text and
 // tool calls, its interrupt (if any).
@@ -48,7 +78,7 @@ function expected(file) {
   const events = readFileSync(file, "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l))
     .filter((m) => m.type === "event");
   const root = (e) => e.params.namespace.length === 0;
-  const values = events.filter((e) => e.method === "values" && root(e)).map((e) => e.params.data);
+  const values = events.filter((e) => e.method === "values" && root(e)).map((e) => classic(e.params.data));
   const texts = new Map();
   let current = null;
   for (const e of events.filter((x) => x.method === "messages")) {
@@ -63,7 +93,7 @@ function expected(file) {
   const interrupt = asked?.params.data;
   const interruptNode = asked ? (asked.params.namespace.at(-1)?.split(":")[0] ?? graph) : undefined;
   const interruptAt = events.findIndex((e) => e.method === "input.requested");
-  const valuesBefore = events.slice(0, interruptAt).filter((e) => e.method === "values" && root(e)).map((e) => e.params.data);
+  const valuesBefore = events.slice(0, interruptAt).filter((e) => e.method === "values" && root(e)).map((e) => classic(e.params.data));
   return { graph, values, final: values[values.length - 1], texts, tools, interrupt, interruptNode, valuesBefore };
 }
 const agent = expected(opt.scripts[0]);

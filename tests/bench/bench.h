@@ -49,5 +49,7 @@ int bench_snapshots(const bench_config *cfg);
 int bench_redis(const bench_config *cfg);
 int bench_server(const bench_config *cfg);
 int bench_client(const bench_config *cfg);
+/* The REST API of apstream serve against the reference server (bench_rest.c). */
+int bench_rest(const bench_config *cfg);
 
 #endif

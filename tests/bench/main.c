@@ -91,6 +91,9 @@ static const bench_area areas[] = {
 #if defined(HAVE_BENCH_CLIENT) && defined(APS_BENCH_HAVE_CLIENT)
     { "client", bench_client, 0, 0 }, /* the client and a server thread writing the socket */
 #endif
+#if defined(HAVE_BENCH_REST) && defined(APS_BENCH_APSTREAM)
+    { "rest", bench_rest, 0, 0 }, /* two server processes, one at a time, and the client */
+#endif
     { NULL, NULL, 0, 0 }
 };
 

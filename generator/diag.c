@@ -265,13 +265,19 @@ void diag_vreport(diag_ctx *d, diag_level level, diag_group group, src_loc loc,
     }
     if (!admit(d, &shown, group))
         return;
-    cddl_source_position((cddl_source *)loc.src, loc.offset, &line, &col);
-    fprintf(d->out, "%s:%u:%u: %s: ", loc.src->name, line, col, level_name(shown));
+    if (loc.src == NULL) {
+        /* a place the compiler made up (a node of its own) has no line to show: said without one */
+        fprintf(d->out, "cddlgen: %s: ", level_name(shown));
+    } else {
+        cddl_source_position((cddl_source *)loc.src, loc.offset, &line, &col);
+        fprintf(d->out, "%s:%u:%u: %s: ", loc.src->name, line, col, level_name(shown));
+    }
     fputs(text, d->out);
     if (level == DIAG_WARNING && flag != NULL)
         fprintf(d->out, shown == DIAG_ERROR ? " [-Werror=%s]" : " [-W%s]", flag + 2);
     fputc('\n', d->out);
-    show_source(d, &loc);
+    if (loc.src != NULL)
+        show_source(d, &loc);
 }
 
 void diag_report(diag_ctx *d, diag_level level, diag_group group, src_loc loc,

@@ -41,6 +41,8 @@ int cddl_parse_uint(const char *s, size_t len, uint64_t *out)
         base = 16, i = 2;
     else if (len > 2 && s[0] == '0' && (s[1] == 'b' || s[1] == 'B'))
         base = 2, i = 2;
+    else if (len > 2 && s[0] == '0' && (s[1] == 'o' || s[1] == 'O'))
+        base = 8, i = 2; /* zcbor's octal (cddl_lex_number warns) */
     if (i >= len)
         return -1;
     for (; i < len; i++) {
@@ -67,6 +69,7 @@ static size_t span(const char *s, size_t i, size_t n, int (*pred)(int))
 static int is_digit(int c) { return c >= '0' && c <= '9'; }
 static int is_hex(int c) { return hexval(c) >= 0; }
 static int is_bin(int c) { return c == '0' || c == '1'; }
+static int is_oct(int c) { return c >= '0' && c <= '7'; }
 
 /* Parses with strtod a spelling already checked against the ABNF. */
 static double to_double(const char *s, size_t len)
@@ -124,6 +127,14 @@ void cddl_lex_number(cddl_parser *p, ast_str text, src_loc loc, ast_value *out)
         if (digits == 0)
             goto bad;
         i += 2 + digits;
+    } else if (n - i > 2 && s[i] == '0' && (s[i + 1] == 'o' || s[i + 1] == 'O')) {
+        /* not in RFC 8610's ABNF (0x and 0b are); zcbor's schemas use it, and zcbor reads it */
+        digits = span(s, i + 2, n, is_oct);
+        if (digits == 0 || i + 2 + digits != n)
+            goto bad;
+        i += 2 + digits;
+        diag_report(p->ctx->diag, DIAG_WARNING, DIAG_W_LOOSE, loc,
+                    "octal number '%.*s': not RFC 8610 CDDL (zcbor's extension), read as octal", diag_clip(n, 40), s);
     } else {
         digits = span(s, i, n, is_digit);
         if (digits == 0)

@@ -2587,7 +2587,8 @@ static void expand_variants(lower *L, ir_type *node)
         const ir_type *a = resolved(u->alts[i]);
         ir_type *s;
         if (a->kind != IR_STRUCT || a->variants != NULL) {
-            ERR(L, a->loc, "an alternative of a choice of member groups inside a map must be members or a map");
+            ERR(L, a->loc.src != NULL ? a->loc : node->loc,
+                "an alternative of a choice of member groups inside a map must be members or a map");
             continue;
         }
         s = new_type(L, IR_STRUCT, cddl_fmt(L->ctx, "%s/%zu", node->rule, i + 1),

@@ -106,6 +106,7 @@ struct cddl_parser {
     int unmatched_closer;   /* the last token was a ) ] } > that nothing opened */
     src_loc *openers;       /* where each of them was opened (CDDL_MAX_DEPTH + 1 slots) */
     int gave_up;            /* nesting too deep: stop the parse */
+    unsigned group_slashes; /* 1 + the depth where zcbor's `/ *x` made '/' mean '//' (0: none) */
     ast_document *doc;
 };
 
@@ -140,7 +141,7 @@ void cddl_yyerror(src_loc *loc, cddl_parser *p, const char *msg);
 %type <rule> rule
 %type <params> genericparm idlist
 %type <assign> assign
-%type <type> type type1 type2 value_type
+%type <type> type type1 type2 value_type controlled
 %type <types> typechoice genericarg typelist
 %type <value> value
 %type <group> group
@@ -200,7 +201,17 @@ type1
     : type2
     | type2 ".." type2          { $$ = ast_new_range(p, $1, $3, 1, @$); }
     | type2 "..." type2         { $$ = ast_new_range(p, $1, $3, 0, @$); }
-    | type2 CTLOP type2         { $$ = ast_new_control(p, $1, $2, @2, $3, @$); }
+    | controlled
+    ;
+
+/* RFC 8610 has one control operator per type1; zcbor's schemas chain them
+ * (`bstr .size 5 .cbor T`), read as nested from the left, with a warning. */
+controlled
+    : type2 CTLOP type2         { $$ = ast_new_control(p, $1, $2, @2, $3, @$); }
+    | controlled CTLOP type2
+        { $$ = ast_new_control(p, $1, $2, @2, $3, @$);
+          diag_report(p->ctx->diag, DIAG_WARNING, DIAG_W_LOOSE, @2, "a second control operator on one type: "
+                      "not RFC 8610 CDDL but zcbor's, read as applied to the controlled type before it"); }
     ;
 
 type2
@@ -443,11 +454,106 @@ static int starts_rule(cddl_parser *p)
     return k == DEFINE || k == TYPE_ALT || k == GROUP_ALT;
 }
 
+/* Removes n tokens of the queue from index i on (they have been peeked). */
+static void drop(cddl_parser *p, size_t i, size_t n)
+{
+    cddl_token *q = p->queue + p->qhead;
+    memmove(q + i, q + i + n, (p->qcount - i - n) * sizeof *q);
+    p->qcount -= n;
+}
+
+/* Inserts a token of `kind` (no value) at index i of the queue, placed at `at`. */
+static void insert(cddl_parser *p, size_t i, int kind, src_loc at)
+{
+    cddl_token *q;
+    if (p->qhead + p->qcount == CDDL_TOKEN_QUEUE) {
+        memmove(p->queue, p->queue + p->qhead, p->qcount * sizeof *p->queue);
+        p->qhead = 0;
+    }
+    q = p->queue + p->qhead;
+    memmove(q + i + 1, q + i, (p->qcount - i) * sizeof *q);
+    memset(&q[i], 0, sizeof q[i]);
+    q[i].kind = kind;
+    q[i].loc = at;
+    p->qcount++;
+}
+
+static void zcbor_warning(cddl_parser *p, src_loc at, const char *what)
+{
+    diag_report(p->ctx->diag, DIAG_WARNING, DIAG_W_LOOSE, at, "%s: not RFC 8610 CDDL but zcbor's, read as zcbor reads it", what);
+}
+
+/*
+ * zcbor's schemas (its test cases, the SUIT manifests it generates code
+ * for) use a few forms RFC 8610's grammar has no place for. They are
+ * rewritten here, at the token level, into the RFC form that means the
+ * same, each with a -Wloose warning (an error with --strict):
+ *
+ *   a / label: b          a label on a type choice's alternative: dropped
+ *   label: key => type    a label before a member key: dropped
+ *   label: +type          an occurrence after the label: moved before it
+ *   a / *b / c            an alternative with an occurrence: a group
+ *                         alternative, so this '/' and the next ones of the
+ *                         same brackets read as '//'
+ *   #6.n(label: type)     a label inside a tag: dropped
+ *   .op lo..hi            a range as a control's argument: parenthesized
+ *
+ * None of the token sequences on the left can parse as RFC 8610, so no
+ * valid schema changes meaning.
+ */
+static int zcbor_forms(cddl_parser *p)
+{
+    cddl_token *t = peek(p, 0);
+    if (t->kind == SLASH && peek(p, 1)->kind == ID && peek(p, 2)->kind == COLON) {
+        zcbor_warning(p, peek(p, 1)->loc, "a label on an alternative of a type choice");
+        drop(p, 1, 2);
+    } else if (t->kind == TAG_OPEN && peek(p, 1)->kind == ID && peek(p, 2)->kind == COLON) {
+        zcbor_warning(p, peek(p, 1)->loc, "a label inside a tag");
+        drop(p, 1, 2);
+    } else if (t->kind == CTLOP && (peek(p, 1)->kind == NUMBER || peek(p, 1)->kind == ID) &&
+               (peek(p, 2)->kind == INCL || peek(p, 2)->kind == EXCL) &&
+               (peek(p, 3)->kind == NUMBER || peek(p, 3)->kind == ID)) {
+        src_loc range = peek(p, 1)->loc;
+        range.end = peek(p, 3)->loc.end;
+        zcbor_warning(p, range, "a range as a control operator's argument, without parentheses");
+        insert(p, 4, RPAREN, (src_loc){ range.src, range.end, range.end });
+        insert(p, 1, LPAREN, (src_loc){ range.src, range.offset, range.offset });
+    } else if (t->kind == SLASH && peek(p, 1)->kind == OCCUR) {
+        zcbor_warning(p, peek(p, 1)->loc, "an occurrence indicator in a type choice (read as a group choice)");
+        p->group_slashes = p->depth + 1;
+        t->kind = DSLASH;
+    } else if (t->kind == SLASH && p->group_slashes == p->depth + 1) {
+        t->kind = DSLASH;
+        return 0; /* (reported at the first) */
+    } else if (t->kind == ID && peek(p, 1)->kind == COLON) {
+        int k = peek(p, 2)->kind;
+        if ((k == NUMBER || k == TEXT || k == BYTES || k == ID) && peek(p, 3)->kind == ARROW) {
+            zcbor_warning(p, t->loc, "a label before a member key");
+            drop(p, 0, 2);
+        } else if (k == OCCUR) {
+            cddl_token occur = *peek(p, 2), *q = p->queue + p->qhead;
+            zcbor_warning(p, occur.loc, "an occurrence indicator after a label");
+            memmove(q + 1, q, 2 * sizeof *q);
+            q[0] = occur;
+        } else {
+            return 0;
+        }
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
 int cddl_yylex(CDDL_YYSTYPE *lval, src_loc *lloc, cddl_parser *p)
 {
     cddl_token *t;
     if (p->gave_up)
         return CDDL_YYEOF;
+    {
+        int rewrites = 0; /* one form can uncover another (`/ label: *x`): each takes tokens away or turns one */
+        while (rewrites++ < 8 && zcbor_forms(p))
+            ;
+    }
     t = peek(p, 0);
     if (t->kind == ID && starts_rule(p))
         t = peek(p, 0), t->kind = RULENAME;
@@ -466,11 +572,14 @@ int cddl_yylex(CDDL_YYSTYPE *lval, src_loc *lloc, cddl_parser *p)
         p->unmatched_closer = p->depth == 0;
         if (p->depth > 0)
             p->depth--;
+        if (p->group_slashes > p->depth)
+            p->group_slashes = 0; /* the brackets of zcbor's group alternatives are closed */
         break;
     case RULENAME:
         /* A new rule closes whatever an earlier broken rule left open. */
         p->depth_before_rule = p->depth;
         p->depth = 0;
+        p->group_slashes = 0;
         break;
     default:
         break;

@@ -303,6 +303,26 @@ static int suggest(const sema *s, ast_str name, ast_str *out)
 /* ---- the checking walk ---------------------------------------------------- */
 
 static void check_type(sema *s, ast_type *t, position pos);
+static int zcbor_group_choice(sema *s, ast_type **type);
+
+/* The -Wloose warning of a zcbor form sema reads (the token-level ones are parser.y's). */
+static void zcbor_warning(sema *s, src_loc at, const char *what)
+{
+    diag_report(s->diag, DIAG_WARNING, DIAG_W_LOOSE, at, "%s: not RFC 8610 CDDL but zcbor's, read as zcbor reads it", what);
+}
+
+/* Whether t is a group: a parenthesized one, or the name of one (not a generic parameter). */
+static int names_group(const sema *s, const ast_type *t)
+{
+    const sema_symbol *sym;
+    if (t->kind == AST_T_PAREN)
+        return ast_paren_inner(t) == NULL;
+    if (t->kind != AST_T_NAME || is_param(s->scope, t->u.name.name))
+        return 0;
+    sym = sema_lookup(s->table, t->u.name.name);
+    return sym != NULL && sym->kind == SEMA_GROUP;
+}
+
 static void check_group(sema *s, ast_group *g, position pos);
 
 /* Follows aliases (`a = b`, `a = (b)`) to the expression that defines a type. */
@@ -559,6 +579,8 @@ static void check_type(sema *s, ast_type *t, position pos)
         break;
     case AST_T_PAREN:
         inner = ast_paren_inner(t);
+        if (inner != NULL && inner->kind == AST_T_CHOICE && pos != POS_TYPE && zcbor_group_choice(s, &t))
+            inner = ast_paren_inner(t); /* `( (1 => a) / (2 => b) )` among entries: now the group choice */
         if (inner != NULL) {
             check_type(s, inner, pos);
         } else if (pos == POS_TYPE) {
@@ -566,6 +588,13 @@ static void check_type(sema *s, ast_type *t, position pos)
                 diag_report(s->diag, DIAG_WARNING, DIAG_W_LOOSE, t->loc,
                             "group choice used where a type is expected: read as a type choice of its alternatives");
                 check_group(s, t->u.group, POS_ENTRY);
+            } else if (t->u.group->count == 1 && t->u.group->choices[0]->count == 1 &&
+                       t->u.group->choices[0]->entries[0]->key_kind == AST_KEY_BAREWORD &&
+                       !t->u.group->choices[0]->entries[0]->has_occur) {
+                /* `(cat: 1)` where a type belongs: zcbor's labelled value */
+                zcbor_warning(s, t->loc, "a labelled value in parentheses (the label is dropped)");
+                t->u.group->choices[0]->entries[0]->key_kind = AST_KEY_NONE;
+                check_type(s, t, pos);
             } else {
                 ERROR(s, t->loc, "a group cannot be used where a type is expected");
             }
@@ -614,16 +643,111 @@ static void check_type(sema *s, ast_type *t, position pos)
     }
 }
 
+/*
+ * zcbor reads `A / B` between groups (names of groups, or groups in
+ * parentheses; all of the alternatives) as the group choice `A // B`
+ * (SUIT's `{ SUIT_Condition / SUIT_Directive }`, `{ (1 => a) / (2 => b) }`).
+ * RFC 8610 has no such reading: a group is no alternative of a type
+ * choice. Returns the group choice of `choice`'s alternatives, with a
+ * -Wloose warning, or NULL when it is not one of those.
+ */
+static ast_group *zcbor_choice_group(sema *s, const ast_type *choice)
+{
+    ast_group *g;
+    size_t i, groups = 0;
+    for (i = 0; i < choice->u.choice.count; i++)
+        groups += (size_t)names_group(s, choice->u.choice.items[i]);
+    if (groups < choice->u.choice.count)
+        return NULL; /* a type among them: no group choice, and `int / g` stays the error it is */
+    zcbor_warning(s, choice->loc, "a type choice between groups (read as the group choice '//')");
+    g = cddl_alloc(s->ctx, sizeof *g);
+    g->loc = choice->loc;
+    g->count = choice->u.choice.count;
+    g->choices = cddl_alloc(s->ctx, g->count * sizeof *g->choices);
+    for (i = 0; i < g->count; i++) {
+        ast_grpchoice *c = cddl_alloc(s->ctx, sizeof *c);
+        ast_entry *alt = cddl_alloc(s->ctx, sizeof *alt);
+        alt->loc = choice->u.choice.items[i]->loc;
+        alt->occur_min = alt->occur_max = 1;
+        alt->key_kind = AST_KEY_NONE;
+        alt->type = choice->u.choice.items[i];
+        c->loc = alt->loc;
+        c->count = 1;
+        c->entries = cddl_alloc(s->ctx, sizeof *c->entries);
+        c->entries[0] = alt;
+        g->choices[i] = c;
+    }
+    return g;
+}
+
+/*
+ * A keyless entry `A / B` between groups: its type becomes the
+ * parenthesized group choice; `( A / B )` (the one entry of a
+ * parenthesized group) becomes that group choice itself. 1 when rewritten.
+ */
+static int zcbor_group_choice(sema *s, ast_type **type)
+{
+    ast_type *t = *type, *inner = t->kind == AST_T_PAREN ? ast_paren_inner(t) : NULL;
+    ast_group *g;
+    if (inner != NULL && inner->kind == AST_T_CHOICE && (g = zcbor_choice_group(s, inner)) != NULL) {
+        t->u.group = g;
+        return 1;
+    }
+    if (t->kind == AST_T_CHOICE && (g = zcbor_choice_group(s, t)) != NULL) {
+        ast_type *paren = cddl_alloc(s->ctx, sizeof *paren);
+        paren->kind = AST_T_PAREN;
+        paren->loc = t->loc;
+        paren->u.group = g;
+        *type = paren;
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * Rules whose body is such a choice (`SUIT_Command = (SUIT_Condition /
+ * SUIT_Directive)`) are rewritten before anything reads their kind, which
+ * then is a group's. A rewrite can make another rule's alternative a
+ * group, so this repeats until nothing changes, classifying again each
+ * time (at most once per rule).
+ */
+static void zcbor_rule_choices(sema *s, ast_document *doc)
+{
+    size_t i, rounds;
+    for (rounds = 0; rounds <= doc->nrules; rounds++) {
+        int changed = 0;
+        for (i = 0; i < doc->nrules; i++) {
+            ast_entry *e = doc->rules[i]->body;
+            s->scope = doc->rules[i];
+            if (e->key_kind == AST_KEY_NONE && !e->has_occur)
+                changed |= zcbor_group_choice(s, &e->type);
+        }
+        s->scope = NULL;
+        if (!changed)
+            return;
+        for (i = 0; i < s->table->count; i++)
+            s->table->symbols[i]->kind = SEMA_UNKNOWN;
+        classify(s);
+    }
+}
+
 static void check_entry(sema *s, ast_entry *e, position pos)
 {
     if (e->has_occur && e->occur_min > e->occur_max)
         ERROR(s, e->loc, "occurrence '%.*s' has a minimum above its maximum", NAMEF(e->occur_text));
+    if (e->key_kind == AST_KEY_BAREWORD && e->type->kind == AST_T_PAREN && ast_paren_inner(e->type) == NULL) {
+        /* `Label: (1 => uuid)`: a group cannot be a member's value, so the name is zcbor's label */
+        zcbor_warning(s, e->loc, "a label on a group (the label is dropped)");
+        e->key_kind = AST_KEY_NONE;
+    }
     if (e->key_kind == AST_KEY_TYPE)
         check_type(s, e->key, POS_TYPE);
     if (e->key_kind != AST_KEY_NONE) {
         check_type(s, e->type, POS_TYPE);
         return;
     }
+    if (pos != POS_TYPE)
+        (void)zcbor_group_choice(s, &e->type);
     check_type(s, e->type, pos);
     if (pos == POS_ENTRY_MAP)
         check_keyless_in_map(s, e);
@@ -761,6 +885,7 @@ int sema_check(cddl_ctx *ctx, ast_document *prelude, ast_document *doc, sema_tab
         collect(&s, prelude);
     collect(&s, doc);
     classify(&s);
+    zcbor_rule_choices(&s, doc);
     for (i = 0; i < doc->nrules; i++)
         check_rule(&s, sema_lookup(out, doc->rules[i]->name), doc->rules[i]);
     check_productive(&s);

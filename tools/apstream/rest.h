@@ -53,6 +53,16 @@ void rest_close(rest *r);
 /* Frees it (after rest_close, and after the server stopped). NULL-safe. */
 void rest_free(rest *r);
 
+/*
+ * Keeps the records (threads with their states, runs, store items) on the
+ * Redis at `url` (redis://HOST[:PORT][/DB]) under keys starting with
+ * `prefix`, shared with every replica on it (docs/rest.md, "Where the
+ * records live"): call before serving. Built with hiredis only
+ * (rest_redis.c). 0; -1 with the reason in why[cap] (a bad URL, Redis
+ * unreachable).
+ */
+int rest_use_redis(rest *r, const char *url, const char *prefix, char *why, size_t cap);
+
 /* The server whose feeds the runs stream on: set before the server serves. */
 void rest_set_server(rest *r, ap_server *srv);
 

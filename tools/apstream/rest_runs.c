@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- the rest object ------------------------------------------------------------------- */
 
@@ -52,7 +53,7 @@ rest *rest_new(const rest_hooks *hooks, const char *const *graphs, size_t ngraph
         r->ngraphs++;
     }
     rest_now(r->started);
-    r->rng = 0x9E3779B97F4A7C15ULL ^ (uint64_t)(uintptr_t)r;
+    r->rng = 0x9E3779B97F4A7C15ULL ^ (uint64_t)(uintptr_t)r ^ ((uint64_t)getpid() << 32);
     {
         /* the time too: two processes on one machine must not make the same ids */
         char now[32];
@@ -63,6 +64,7 @@ rest *rest_new(const rest_hooks *hooks, const char *const *graphs, size_t ngraph
         r->rng |= 1;
     }
     pthread_mutex_init(&r->lock, NULL);
+    pthread_mutex_init(&r->section, NULL);
     return r;
 }
 
@@ -70,24 +72,25 @@ void rest_free(rest *r)
 {
     if (r == NULL)
         return;
-    while (r->threads != NULL)
-        rest_thread_remove(r, r->threads);
+    if (r->be != NULL)
+        r->be->free(r); /* (what is left in memory is forgotten below, not deleted) */
+    r->be = NULL;
+    while (r->threads != NULL) {
+        rthread *t = r->threads;
+        r->threads = t->next;
+        rest_thread_free(t);
+    }
     while (r->runs != NULL)
-        rest_run_remove(r, r->runs);
+        rest_run_drop(r, r->runs);
     while (r->items != NULL) {
         ritem *it = r->items;
-        size_t i;
         r->items = it->next;
-        for (i = 0; i < it->nlabels; i++)
-            free(it->labels[i]);
-        free(it->labels);
-        free(it->key);
-        free(it->value);
-        free(it);
+        rest_item_free(it);
     }
     free(r->graphs);
     free(r->assistant_ids);
     pthread_mutex_destroy(&r->lock);
+    pthread_mutex_destroy(&r->section);
     free(r);
 }
 
@@ -146,6 +149,8 @@ static void run_end(rthread *t, rrun *run, const char *status, const char *tstat
 static rrun *next_pending(rest *r, const rthread *t)
 {
     rrun *run, *best = NULL;
+    if (r->be != NULL)
+        r->be->load_runs(r, t->id);
     for (run = r->runs; run != NULL; run = run->next)
         if (run->pending && strcmp(run->thread, t->id) == 0 && (best == NULL || run->order < best->order))
             best = run;
@@ -551,7 +556,55 @@ static void map_interrupt(rthread *t, rrun *run, aps_json_raw data, const char *
     /* (the run ends when the player pauses: rest_paused) */
 }
 
+/*
+ * Run `run_id` could not record its progress (the records unreachable past
+ * the retries): it ends as an `error` on its classic stream here, its
+ * player stops, and its records say so at the next section that reaches
+ * them (rest_drain_external).
+ */
+static void run_failed(rest *r, const char *thread_id, const char *run_id)
+{
+    rrun *run;
+    int stop = 0;
+    pthread_mutex_lock(&r->lock);
+    for (run = r->runs; run != NULL; run = run->next) /* (this process's copy: no backend read) */
+        if (strcmp(run->id, run_id) == 0 && run->feed != NULL && !ap_server_feed_closed(run->feed, NULL)) {
+            aps_json_writer w;
+            aps_json_writer_init(&w, NULL);
+            aps_json_write_object_begin(&w);
+            write_str(&w, "error", "RunError");
+            write_str(&w, "message", "the run's records are unreachable (Redis): the run stops");
+            aps_json_write_object_end(&w);
+            emit(run, "error", &w, 0);
+            aps_json_writer_deinit(&w);
+            run_end(NULL, run, "error", "error");
+            stop = 1;
+        }
+    if (stop) {
+        size_t k = r->next_ext++ % (sizeof r->ext / sizeof r->ext[0]);
+        r->ext[k].kind = 'f';
+        snprintf(r->ext[k].thread, sizeof r->ext[k].thread, "%s", thread_id);
+        snprintf(r->ext[k].run, sizeof r->ext[k].run, "%s", run_id);
+    }
+    pthread_mutex_unlock(&r->lock);
+    if (stop && r->hooks.cancel != NULL)
+        r->hooks.cancel(r->hooks.user, thread_id);
+}
+
+static void paused(rest *r, const char *thread_id, const char *run_id);
+
 void rest_paused(rest *r, const char *thread_id, const char *run_id)
+{
+    if (rest_begin(r, 1) != 0) {
+        run_failed(r, thread_id, run_id);
+        return;
+    }
+    paused(r, thread_id, run_id);
+    if (rest_end(r) != 0)
+        run_failed(r, thread_id, run_id);
+}
+
+static void paused(rest *r, const char *thread_id, const char *run_id)
 {
     rthread *t;
     rrun *run;
@@ -569,7 +622,20 @@ static void sub_event(char *buf, size_t cap, const char *mode, const char *ns)
     snprintf(buf, cap, "%s|%s", mode, ns);
 }
 
+static void event(rest *r, const char *thread_id, const char *run_id, const char *json, size_t len);
+
 void rest_event(rest *r, const char *thread_id, const char *run_id, const char *json, size_t len)
+{
+    if (rest_begin(r, 1) != 0) {
+        run_failed(r, thread_id, run_id);
+        return;
+    }
+    event(r, thread_id, run_id, json, len);
+    if (rest_end(r) != 0)
+        run_failed(r, thread_id, run_id);
+}
+
+static void event(rest *r, const char *thread_id, const char *run_id, const char *json, size_t len)
 {
     aps_arena a;
     aps_json_raw root = { json, len }, params, data, nsraw;
@@ -607,9 +673,14 @@ void rest_event(rest *r, const char *thread_id, const char *run_id, const char *
     t = rest_thread_find(r, thread_id);
     run = t != NULL && t->active[0] != '\0' ? rest_run_find(r, t->active) : NULL;
     if (run == NULL || strcmp(run->id, run_id) != 0) {
+        /* not the thread's run any more (cancelled, interrupted: maybe by another replica, whose
+         * record says so): its classic stream here ends */
+        if ((run = rest_run_find(r, run_id)) != NULL && run->feed != NULL && strcmp(run->status, "running") != 0 &&
+            strcmp(run->status, "pending") != 0)
+            ap_server_feed_close(run->feed);
         pthread_mutex_unlock(&r->lock);
         aps_arena_deinit(&a);
-        return; /* not the thread's run any more (cancelled, interrupted) */
+        return;
     }
     if (strcmp(method, "values") == 0) {
         if (ns.count == 0) {
@@ -708,7 +779,7 @@ static void forget_oldest_run(rest *r)
     if (oldest != NULL) {
         rthread *t = rest_thread_find(r, oldest->thread);
         if (t == NULL || strcmp(t->active, oldest->id) != 0) /* (a run paused on input stays) */
-            rest_run_remove(r, oldest);
+            rest_run_drop(r, oldest); /* (a backend keeps its record) */
     }
 }
 
@@ -727,7 +798,8 @@ static rrun *run_add(rest *r, rthread *t, const char *assistant, const char *mul
     rest_now(run->created);
     strcpy(run->updated, run->created);
     run->modes = modes;
-    run->order = ++r->order;
+    run->order = rest_next_order(r);
+    run->touched = 1;
     if ((run->feed = ap_server_feed_new(r->srv)) == NULL) {
         free(run);
         return NULL;
@@ -747,7 +819,55 @@ static rrun *run_add(rest *r, rthread *t, const char *assistant, const char *mul
     return run;
 }
 
+static void external_run(rest *r, const char *thread_id, const char *run_id);
+
 void rest_external_run(rest *r, const char *thread_id, const char *run_id)
+{
+    if (r->be != NULL) {
+        /* (called under serve's lock, which a section may wait for: the next section records it) */
+        size_t k;
+        pthread_mutex_lock(&r->lock);
+        k = r->next_ext++ % (sizeof r->ext / sizeof r->ext[0]);
+        r->ext[k].kind = 'x';
+        snprintf(r->ext[k].thread, sizeof r->ext[k].thread, "%s", thread_id);
+        snprintf(r->ext[k].run, sizeof r->ext[k].run, "%s", run_id);
+        pthread_mutex_unlock(&r->lock);
+        return;
+    }
+    external_run(r, thread_id, run_id);
+}
+
+void rest_drain_external(rest *r)
+{
+    size_t i, n = sizeof r->ext / sizeof r->ext[0];
+    for (i = 0; i < n; i++) {
+        char kind, thread[REST_MAX_ID + 1], run_id[64];
+        rthread *t;
+        rrun *run;
+        pthread_mutex_lock(&r->lock);
+        kind = r->ext[i].kind;
+        r->ext[i].kind = '\0';
+        memcpy(thread, r->ext[i].thread, sizeof thread);
+        memcpy(run_id, r->ext[i].run, sizeof run_id);
+        if (kind == 'f' && (run = rest_run_find(r, run_id)) != NULL) {
+            /* a run that failed while its records were unreachable: they say so now */
+            if (strcmp(run->status, "running") == 0 || strcmp(run->status, "pending") == 0) {
+                strcpy(run->status, "error");
+                rest_now(run->updated);
+            }
+            if ((t = rest_thread_find(r, thread)) != NULL && strcmp(t->active, run_id) == 0) {
+                t->active[0] = '\0';
+                strcpy(t->status, "error");
+                rest_now(t->updated);
+            }
+        }
+        pthread_mutex_unlock(&r->lock);
+        if (kind == 'x')
+            external_run(r, thread, run_id);
+    }
+}
+
+static void external_run(rest *r, const char *thread_id, const char *run_id)
 {
     rthread *t;
     rrun *run;
@@ -1007,6 +1127,11 @@ static void run_create(rest *r, const char *thread_id, run_kind kind, const ap_s
             aps_json_writer_deinit(&w);
         }
         pthread_mutex_unlock(&r->lock);
+        if (r->be != NULL && r->be->commit(r) != 0) {
+            /* the records could not be written: nothing starts, nothing is left (rest_end forgets the run) */
+            rest_reply_unavailable(reply);
+            return;
+        }
         if (cancel_thread[0] != '\0' && r->hooks.cancel != NULL)
             r->hooks.cancel(r->hooks.user, cancel_thread);
         if (start && r->hooks.start(r->hooks.user, thr, rid, r->graphs[g], resume, resume_arg) != 0) {
@@ -1154,6 +1279,8 @@ void rest_thread_runs(rest *r, const char *thread, const char *const *seg, const
             rest_error(reply, 404, NULL, "no thread %s", thread);
             return;
         }
+        if (r->be != NULL)
+            r->be->load_runs(r, want_thread[0] != '\0' ? want_thread : NULL);
         aps_json_writer_init(&w, NULL);
         aps_json_write_array_begin(&w);
         while (listed < limit) {
@@ -1193,6 +1320,22 @@ void rest_thread_runs(rest *r, const char *thread, const char *const *seg, const
         return;
     }
     t = rest_thread_find(r, run->thread);
+    if (n == 2 && get && run->feed == NULL &&
+        (seg_eq(seg[1], len[1], "join") || seg_eq(seg[1], len[1], "wait") || seg_eq(seg[1], len[1], "stream"))) {
+        /* a run another replica plays (with --redis): its classic stream is there */
+        int ended = strcmp(run->status, "running") != 0 && strcmp(run->status, "pending") != 0;
+        char token[48];
+        snprintf(token, sizeof token, "join:%s", run->id);
+        pthread_mutex_unlock(&r->lock);
+        if (ended && !seg_eq(seg[1], len[1], "stream"))
+            rest_runs_finish_wait(r, token, reply); /* it ended: its answer is in the records */
+        else
+            rest_error(reply, 409, NULL,
+                       "run %s %s on another replica: its classic stream is there (join it there, or poll "
+                       "GET /threads/%s/runs/%s)",
+                       rid, ended ? "was streamed" : "plays", run->thread, rid);
+        return;
+    }
     if (n == 1 && get) {
         aps_json_writer w;
         aps_json_writer_init(&w, NULL);

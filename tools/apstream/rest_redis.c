@@ -41,7 +41,7 @@
 
 #define LOCK_MS 5000      /* a section's lock expires after this (a replica that died holding it) */
 #define LOCK_WAIT_MS 8000 /* how long a section waits for another's lock */
-#define PATIENT_MS 3000   /* how long an event of a run waits for Redis to come back */
+#define PATIENT_MS 2000   /* how long an event of a run waits for Redis to come back (as the protocol log's appends do) */
 
 typedef struct deletion {
     char kind;            /* 't', 'r', 'i' */
@@ -604,6 +604,7 @@ static int begin(rest *r, int patient)
     rr *s = r->bs;
     uint64_t start = now_ms();
     uint64_t give_up = start + (patient ? PATIENT_MS : 0);
+    int attempts = 0;
     pthread_mutex_lock(&r->section);
     s->failed = 0;
     for (;;) {
@@ -634,18 +635,25 @@ static int begin(rest *r, int patient)
                 s->c = NULL;
             }
         }
-        if (now_ms() >= give_up)
-            break;
-        sleep_ms(100);
+        if (++attempts >= 2 && now_ms() >= give_up)
+            break; /* (at least two: a connection found broken is made anew at once) */
+        if (attempts >= 2)
+            sleep_ms(100);
     }
     pthread_mutex_unlock(&r->section);
     return -1;
 }
 
-/* Appends one command of the transaction; counts it. */
+/* Appends one command of the transaction (after its MULTI, the first time); counts them. */
 static void queue(rr *s, size_t *n, const char *fmt, ...)
 {
     va_list ap;
+    if (*n == 0 && !s->failed) {
+        if (redisAppendCommand(s->c, "MULTI") != REDIS_OK)
+            s->failed = 1;
+        else
+            (*n)++;
+    }
     va_start(ap, fmt);
     if (redisvAppendCommand(s->c, fmt, ap) != REDIS_OK)
         s->failed = 1;
@@ -683,7 +691,6 @@ static int commit(rest *r)
         done[nsaved].slot = (slotp);                                                        \
         done[nsaved++].text = (textp);                                                      \
     } while (0)
-    queue(s, &n, "MULTI");
     for (i = 0; i < s->ndels; i++) {
         deletion *d = &s->dels[i];
         size_t la = strlen(d->a);
@@ -765,7 +772,8 @@ static int commit(rest *r)
         free(name);
     }
 #undef KEEP
-    queue(s, &n, "EXEC");
+    if (n > 0) /* (nothing changed: no transaction, no round trip) */
+        queue(s, &n, "EXEC");
     if (!ok || s->failed) {
         /* (out of memory before EXEC: the MULTI is dropped with the connection, nothing is written) */
         redisFree(s->c);

@@ -79,8 +79,8 @@ async function replica(pace) {
 }
 
 try {
-  const a = await replica(10);
-  const b = await replica(10);
+  const a = await replica(5);
+  const b = await replica(5);
   // (no retries: a 503 is what is checked, not hidden)
   const A = new Client({ apiUrl: a.url, callerOptions: { maxRetries: 0 } });
   const B = new Client({ apiUrl: b.url, callerOptions: { maxRetries: 0 } });

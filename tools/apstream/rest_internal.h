@@ -213,6 +213,9 @@ char *rest_strndup(const char *text, size_t len);
 /* Whether JSON values a and b are equal (objects member by member, in any order). */
 int rest_json_equal(aps_json_raw a, aps_json_raw b);
 
+/* A string member of raw object `obj` into buf[cap] ("" when absent, not a string or too long). */
+void rest_member_str(aps_json_raw obj, const char *name, aps_arena *a, char *buf, size_t cap);
+
 /* Merges the members of object `add` into object text *into (a new malloc'd text). 0, or -1. */
 int rest_merge_object(char **into, aps_json_raw add);
 

@@ -131,21 +131,6 @@ static redisReply *command(rr *s, const char *fmt, ...)
 
 /* ---- reading records ------------------------------------------------------------------- */
 
-static void get_str(aps_json_raw obj, const char *name, aps_arena *a, char *buf, size_t cap)
-{
-    aps_json_raw v;
-    aps_json_reader rd;
-    aps_slice str;
-    buf[0] = '\0';
-    if (aps_json_raw_member(obj, name, strlen(name), a, &v, NULL) != APS_OK)
-        return;
-    aps_json_raw_reader(&rd, v, a);
-    if (aps_json_read_string(&rd, &str, NULL) == APS_OK && str.len < cap) {
-        memcpy(buf, str.ptr, str.len);
-        buf[str.len] = '\0';
-    }
-}
-
 /* Member `name` as malloc'd JSON text; NULL when absent or null. *bad set when out of memory. */
 static char *get_raw(aps_json_raw obj, const char *name, aps_arena *a, int *bad)
 {
@@ -324,17 +309,17 @@ static void load_thread(rest *r, const char *id)
     aps_arena_init(&a, NULL);
     o.ptr = rep->str;
     o.len = rep->len;
-    get_str(o, "id", &a, n->id, sizeof n->id);
-    get_str(o, "created", &a, n->created, sizeof n->created);
-    get_str(o, "updated", &a, n->updated, sizeof n->updated);
+    rest_member_str(o, "id", &a, n->id, sizeof n->id);
+    rest_member_str(o, "created", &a, n->created, sizeof n->created);
+    rest_member_str(o, "updated", &a, n->updated, sizeof n->updated);
     n->metadata = get_raw(o, "metadata", &a, &bad);
     n->values = get_raw(o, "values", &a, &bad);
     n->interrupts = get_raw(o, "interrupts", &a, &bad);
-    get_str(o, "interrupt_node", &a, n->interrupt_node, sizeof n->interrupt_node);
-    get_str(o, "status", &a, n->status, sizeof n->status);
-    get_str(o, "active", &a, n->active, sizeof n->active);
-    get_str(o, "graph", &a, n->graph, sizeof n->graph);
-    get_str(o, "checkpoint", &a, n->checkpoint, sizeof n->checkpoint);
+    rest_member_str(o, "interrupt_node", &a, n->interrupt_node, sizeof n->interrupt_node);
+    rest_member_str(o, "status", &a, n->status, sizeof n->status);
+    rest_member_str(o, "active", &a, n->active, sizeof n->active);
+    rest_member_str(o, "graph", &a, n->graph, sizeof n->graph);
+    rest_member_str(o, "checkpoint", &a, n->checkpoint, sizeof n->checkpoint);
     n->step = get_int(o, "step", &a);
     n->order = (uint64_t)get_int(o, "order", &a);
     n->saved = rest_strndup(rep->str, rep->len);
@@ -353,9 +338,9 @@ static void load_thread(rest *r, const char *id)
             st->values = get_raw(o, "values", &a, &bad);
             if (st->values == NULL && (st->values = rest_strndup("{}", 2)) == NULL)
                 bad = 1;
-            get_str(o, "checkpoint", &a, st->checkpoint, sizeof st->checkpoint);
-            get_str(o, "parent", &a, st->parent, sizeof st->parent);
-            get_str(o, "created", &a, st->created, sizeof st->created);
+            rest_member_str(o, "checkpoint", &a, st->checkpoint, sizeof st->checkpoint);
+            rest_member_str(o, "parent", &a, st->parent, sizeof st->parent);
+            rest_member_str(o, "created", &a, st->created, sizeof st->created);
             st->step = get_int(o, "step", &a);
             n->nhist++;
         }
@@ -404,14 +389,14 @@ static void load_run(rest *r, const char *id)
     aps_arena_init(&a, NULL);
     o.ptr = rep->str;
     o.len = rep->len;
-    get_str(o, "id", &a, run->id, sizeof run->id);
-    get_str(o, "thread", &a, run->thread, sizeof run->thread);
-    get_str(o, "assistant", &a, run->assistant, sizeof run->assistant);
-    get_str(o, "graph", &a, run->graph, sizeof run->graph);
-    get_str(o, "status", &a, run->status, sizeof run->status);
-    get_str(o, "multitask", &a, run->multitask, sizeof run->multitask);
-    get_str(o, "created", &a, run->created, sizeof run->created);
-    get_str(o, "updated", &a, run->updated, sizeof run->updated);
+    rest_member_str(o, "id", &a, run->id, sizeof run->id);
+    rest_member_str(o, "thread", &a, run->thread, sizeof run->thread);
+    rest_member_str(o, "assistant", &a, run->assistant, sizeof run->assistant);
+    rest_member_str(o, "graph", &a, run->graph, sizeof run->graph);
+    rest_member_str(o, "status", &a, run->status, sizeof run->status);
+    rest_member_str(o, "multitask", &a, run->multitask, sizeof run->multitask);
+    rest_member_str(o, "created", &a, run->created, sizeof run->created);
+    rest_member_str(o, "updated", &a, run->updated, sizeof run->updated);
     free(run->metadata);
     free(run->kwargs);
     free(run->resume_json);
@@ -516,12 +501,12 @@ static void load_item_named(rest *r, const char *name)
         bad = (it->labels[i] = rest_strndup(labels.items[i].ptr, labels.items[i].len)) == NULL;
     {
         char key[1024];
-        get_str(o, "key", &a, key, sizeof key);
+        rest_member_str(o, "key", &a, key, sizeof key);
         bad |= (it->key = rest_strndup(key, strlen(key))) == NULL;
     }
     it->value = get_raw(o, "value", &a, &bad);
-    get_str(o, "created", &a, it->created, sizeof it->created);
-    get_str(o, "updated", &a, it->updated, sizeof it->updated);
+    rest_member_str(o, "created", &a, it->created, sizeof it->created);
+    rest_member_str(o, "updated", &a, it->updated, sizeof it->updated);
     it->order = (uint64_t)get_int(o, "order", &a);
     it->saved = rest_strndup(rep->str, rep->len);
     aps_arena_deinit(&a);

@@ -131,6 +131,19 @@ static void write_str(aps_json_writer *w, const char *key, const char *v)
     aps_json_write_string(w, v, strlen(v));
 }
 
+/* An `error` record {"error": "RunError", "message"}: how a run that fails says so on its classic stream. */
+static void emit_error(rrun *run, const char *message)
+{
+    aps_json_writer w;
+    aps_json_writer_init(&w, NULL);
+    aps_json_write_object_begin(&w);
+    write_str(&w, "error", "RunError");
+    write_str(&w, "message", message);
+    aps_json_write_object_end(&w);
+    emit(run, "error", &w, 0);
+    aps_json_writer_deinit(&w);
+}
+
 /* Ends the run with `status` (RunStatus): its feed closed; the thread's status `tstatus`. */
 static void run_end(rthread *t, rrun *run, const char *status, const char *tstatus)
 {
@@ -269,8 +282,7 @@ static void emit_whole(rrun *run, const char *event, uint32_t sub)
     aps_json_writer_deinit(&w);
 }
 
-/* A string member of raw object `obj` into buf[cap] ("" when absent, not a string or too long). */
-static void member_str(aps_json_raw obj, const char *name, aps_arena *a, char *buf, size_t cap)
+void rest_member_str(aps_json_raw obj, const char *name, aps_arena *a, char *buf, size_t cap)
 {
     aps_json_raw v;
     aps_json_reader rd;
@@ -291,10 +303,10 @@ static void map_message(const rthread *t, rrun *run, aps_json_raw data, const ch
 {
     char event[32], type[32];
     aps_json_raw part;
-    member_str(data, "event", a, event, sizeof event);
+    rest_member_str(data, "event", a, event, sizeof event);
     if (strcmp(event, "message-start") == 0) {
         aps_json_writer w;
-        member_str(data, "id", a, run->msg_id, sizeof run->msg_id);
+        rest_member_str(data, "id", a, run->msg_id, sizeof run->msg_id);
         if (run->msg_id[0] == '\0')
             snprintf(run->msg_id, sizeof run->msg_id, "run-%s", run->id);
         snprintf(run->msg_node, sizeof run->msg_node, "%s", node);
@@ -314,10 +326,10 @@ static void map_message(const rthread *t, rrun *run, aps_json_raw data, const ch
         aps_json_writer_deinit(&w);
     } else if (strcmp(event, "content-block-start") == 0 &&
                aps_json_raw_member(data, "content", 7, a, &part, NULL) == APS_OK) {
-        member_str(part, "type", a, type, sizeof type);
+        rest_member_str(part, "type", a, type, sizeof type);
         if (strcmp(type, "tool_call_chunk") == 0 || strcmp(type, "tool_call") == 0) {
-            member_str(part, "id", a, run->tool_id, sizeof run->tool_id);
-            member_str(part, "name", a, run->tool_name, sizeof run->tool_name);
+            rest_member_str(part, "id", a, run->tool_id, sizeof run->tool_id);
+            rest_member_str(part, "name", a, run->tool_name, sizeof run->tool_name);
             run->tool_len = 0;
             emit_tuple(t, run, "", 0, "", 0, sub);
         }
@@ -326,7 +338,7 @@ static void map_message(const rthread *t, rrun *run, aps_json_raw data, const ch
         aps_json_raw piece;
         aps_json_reader rd;
         aps_slice s;
-        member_str(part, "type", a, type, sizeof type);
+        rest_member_str(part, "type", a, type, sizeof type);
         if (strcmp(type, "text-delta") == 0 && aps_json_raw_member(part, "text", 4, a, &piece, NULL) == APS_OK) {
             aps_json_raw_reader(&rd, piece, a);
             if (aps_json_read_string(&rd, &s, NULL) != APS_OK ||
@@ -374,12 +386,12 @@ static void tool_event(rrun *run, const char *event, aps_json_raw data, aps_aren
                                                              : NULL;
     if (kind == NULL)
         return; /* (tool-output-delta: the reference's tools mode has nothing for it) */
-    member_str(data, "toolCallId", a, id, sizeof id);
+    rest_member_str(data, "toolCallId", a, id, sizeof id);
     if (id[0] == '\0')
-        member_str(data, "tool_call_id", a, id, sizeof id);
-    member_str(data, "toolName", a, name, sizeof name);
+        rest_member_str(data, "tool_call_id", a, id, sizeof id);
+    rest_member_str(data, "toolName", a, name, sizeof name);
     if (name[0] == '\0')
-        member_str(data, "tool_name", a, name, sizeof name);
+        rest_member_str(data, "tool_name", a, name, sizeof name);
     if (strcmp(kind, "on_tool_start") == 0) {
         unsigned k = run->ntools++ % 16;
         snprintf(run->tools[k].id, sizeof run->tools[k].id, "%s", id);
@@ -413,7 +425,7 @@ static void map_tool(const rthread *t, rrun *run, aps_json_raw data, uint32_t su
     char event[32];
     aps_json_raw output;
     aps_json_writer w;
-    member_str(data, "event", a, event, sizeof event);
+    rest_member_str(data, "event", a, event, sizeof event);
     tool_event(run, event, data, a);
     if (strcmp(event, "tool-finished") != 0 || aps_json_raw_member(data, "output", 6, a, &output, NULL) != APS_OK ||
         aps_json_raw_kind(output) != APS_JSON_OBJECT)
@@ -459,9 +471,9 @@ static void map_checkpoint(rthread *t, rrun *run, aps_json_raw data, aps_arena *
     aps_json_writer w;
     aps_json_reader rd;
     int64_t n;
-    member_str(data, "id", a, id, sizeof id);
-    member_str(data, "parent_id", a, parent, sizeof parent);
-    member_str(data, "source", a, source, sizeof source);
+    rest_member_str(data, "id", a, id, sizeof id);
+    rest_member_str(data, "parent_id", a, parent, sizeof parent);
+    rest_member_str(data, "source", a, source, sizeof source);
     if (aps_json_raw_member(data, "step", 4, a, &step, NULL) == APS_OK) {
         aps_json_raw_reader(&rd, step, a);
         if (aps_json_read_int64(&rd, &n, NULL) == APS_OK)
@@ -529,7 +541,7 @@ static void map_interrupt(rthread *t, rrun *run, aps_json_raw data, const char *
     aps_json_writer list, w;
     if (aps_json_raw_member(data, "payload", 7, a, &payload, NULL) != APS_OK)
         payload = (aps_json_raw){ "null", 4 };
-    member_str(data, "interrupt_id", a, id, sizeof id);
+    rest_member_str(data, "interrupt_id", a, id, sizeof id);
     aps_json_writer_init(&list, NULL);
     aps_json_write_array_begin(&list);
     aps_json_write_object_begin(&list);
@@ -569,14 +581,7 @@ static void run_failed(rest *r, const char *thread_id, const char *run_id)
     pthread_mutex_lock(&r->lock);
     for (run = r->runs; run != NULL; run = run->next) /* (this process's copy: no backend read) */
         if (strcmp(run->id, run_id) == 0 && run->feed != NULL && !ap_server_feed_closed(run->feed, NULL)) {
-            aps_json_writer w;
-            aps_json_writer_init(&w, NULL);
-            aps_json_write_object_begin(&w);
-            write_str(&w, "error", "RunError");
-            write_str(&w, "message", "the run's records are unreachable (Redis): the run stops");
-            aps_json_write_object_end(&w);
-            emit(run, "error", &w, 0);
-            aps_json_writer_deinit(&w);
+            emit_error(run, "the run's records are unreachable (Redis): the run stops");
             run_end(NULL, run, "error", "error");
             stop = 1;
         }
@@ -647,7 +652,7 @@ static void event(rest *r, const char *thread_id, const char *run_id, const char
     size_t i;
     int start_next = 0;
     aps_arena_init(&a, NULL);
-    member_str(root, "method", &a, method, sizeof method);
+    rest_member_str(root, "method", &a, method, sizeof method);
     if (aps_json_raw_member(root, "params", 6, &a, &params, NULL) != APS_OK ||
         aps_json_raw_member(params, "namespace", 9, &a, &nsraw, NULL) != APS_OK ||
         aa_store_namespace_decode(nsraw.ptr, nsraw.len, &a, &ns, NULL) != APS_OK) {
@@ -656,7 +661,7 @@ static void event(rest *r, const char *thread_id, const char *run_id, const char
     }
     if (aps_json_raw_member(params, "data", 4, &a, &data, NULL) != APS_OK)
         data = (aps_json_raw){ "null", 4 };
-    member_str(params, "node", &a, node, sizeof node);
+    rest_member_str(params, "node", &a, node, sizeof node);
     for (i = 0; i < ns.count; i++) {
         size_t used = strlen(nsj);
         snprintf(nsj + used, sizeof nsj - used, "%s%.*s", i > 0 ? "|" : "", (int)ns.items[i].len, ns.items[i].ptr);
@@ -721,24 +726,17 @@ static void event(rest *r, const char *thread_id, const char *run_id, const char
         map_interrupt(t, run, data, node, &a);
     } else if (strcmp(method, "lifecycle") == 0 && ns.count == 0) {
         char event[32], graph[64];
-        member_str(data, "event", &a, event, sizeof event);
-        member_str(data, "graph_name", &a, graph, sizeof graph);
+        rest_member_str(data, "event", &a, event, sizeof event);
+        rest_member_str(data, "graph_name", &a, graph, sizeof graph);
         if (graph[0] != '\0')
             snprintf(t->graph, sizeof t->graph, "%s", graph);
         if (strcmp(event, "completed") == 0) {
             run_end(t, run, "success", "idle");
             start_next = 1;
         } else if (strcmp(event, "failed") == 0) {
-            aps_json_writer w;
             char why[256];
-            member_str(data, "error", &a, why, sizeof why);
-            aps_json_writer_init(&w, NULL);
-            aps_json_write_object_begin(&w);
-            write_str(&w, "error", "RunError");
-            write_str(&w, "message", why[0] ? why : "the run failed");
-            aps_json_write_object_end(&w);
-            emit(run, "error", &w, 0);
-            aps_json_writer_deinit(&w);
+            rest_member_str(data, "error", &a, why, sizeof why);
+            emit_error(run, why[0] ? why : "the run failed");
             run_end(t, run, "error", "error");
             start_next = 1;
         } else if (strcmp(event, "interrupted") == 0 && t->interrupts == NULL) {
@@ -1138,14 +1136,7 @@ static void run_create(rest *r, const char *thread_id, run_kind kind, const ap_s
             /* nothing half done: the run fails as a whole, and says so */
             pthread_mutex_lock(&r->lock);
             if ((t = rest_thread_find(r, thr)) != NULL && (run = rest_run_find(r, rid)) != NULL) {
-                aps_json_writer w;
-                aps_json_writer_init(&w, NULL);
-                aps_json_write_object_begin(&w);
-                write_str(&w, "error", "RunError");
-                write_str(&w, "message", "the run could not start");
-                aps_json_write_object_end(&w);
-                emit(run, "error", &w, 0);
-                aps_json_writer_deinit(&w);
+                emit_error(run, "the run could not start");
                 run_end(t, run, "error", "error");
             }
             pthread_mutex_unlock(&r->lock);

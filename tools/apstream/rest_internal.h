@@ -249,6 +249,24 @@ void rest_item_free(ritem *it);
 uint64_t rest_next_order(rest *r);
 /* The name of an item on a backend: the JSON array of its labels and its key, malloc'd (NULL: no memory). */
 char *rest_item_name(const ritem *it);
+/*
+ * ---- the records as a backend keeps them (rest_record.c): one JSON object each ----
+ * The writers answer malloc'd text (NULL out of memory). The readers take
+ * outside bytes: APS_OK; APS_E_SYNTAX (not a record of ours: the error
+ * says which member) or APS_E_NOMEM. A thread, state or item read into a
+ * zeroed record holds, on an error, only what its free function frees; a
+ * run is changed only when the whole record was read (its stream and
+ * message kept).
+ */
+char *rest_thread_record(const rthread *t);
+char *rest_state_record(const rstate *s);
+char *rest_run_record(const rrun *run);
+char *rest_item_record(const ritem *it);
+aps_status rest_thread_read(const char *text, size_t len, rthread *t, aps_error *err);
+aps_status rest_state_read(const char *text, size_t len, rstate *s, aps_error *err);
+aps_status rest_run_read(const char *text, size_t len, rrun *run, aps_error *err);
+aps_status rest_item_read(const char *text, size_t len, ritem *it, aps_error *err);
+
 /* Records what rest_external_run would, from the queue of a backend (in a section). */
 void rest_drain_external(rest *r);
 /* Starts a section (a backend's; nothing without one): 0, or -1 when the records are unreachable. */

@@ -129,143 +129,12 @@ static redisReply *command(rr *s, const char *fmt, ...)
     return rep;
 }
 
-/* ---- reading records ------------------------------------------------------------------- */
-
-/* Member `name` as malloc'd JSON text; NULL when absent or null. *bad set when out of memory. */
-static char *get_raw(aps_json_raw obj, const char *name, aps_arena *a, int *bad)
+/* A record Redis holds that is not one of ours: the section fails, and says which. */
+static void unreadable(rr *s, const char *kind, const char *name, const aps_error *err)
 {
-    aps_json_raw v;
-    char *text;
-    if (aps_json_raw_member(obj, name, strlen(name), a, &v, NULL) != APS_OK || aps_json_raw_kind(v) == APS_JSON_NULL)
-        return NULL;
-    if ((text = rest_strndup(v.ptr, v.len)) == NULL)
-        *bad = 1;
-    return text;
-}
-
-static int64_t get_int(aps_json_raw obj, const char *name, aps_arena *a)
-{
-    aps_json_raw v;
-    aps_json_reader rd;
-    int64_t n = 0;
-    if (aps_json_raw_member(obj, name, strlen(name), a, &v, NULL) == APS_OK) {
-        aps_json_raw_reader(&rd, v, a);
-        if (aps_json_read_int64(&rd, &n, NULL) != APS_OK)
-            n = 0;
-    }
-    return n;
-}
-
-/* ---- writing records ------------------------------------------------------------------- */
-
-static void put_str(aps_json_writer *w, const char *key, const char *v)
-{
-    aps_json_write_key(w, key, strlen(key));
-    aps_json_write_string(w, v, strlen(v));
-}
-
-static void put_raw(aps_json_writer *w, const char *key, const char *json)
-{
-    aps_json_write_key(w, key, strlen(key));
-    if (json != NULL)
-        aps_json_write_raw(w, (aps_json_raw){ json, strlen(json) });
-    else
-        aps_json_write_null(w);
-}
-
-static void put_int(aps_json_writer *w, const char *key, int64_t v)
-{
-    aps_json_write_key(w, key, strlen(key));
-    aps_json_write_int64(w, v);
-}
-
-/* The writer's text, malloc'd; NULL out of memory. */
-static char *writer_text(aps_json_writer *w)
-{
-    char *text = aps_json_writer_status(w) == APS_OK ? rest_strndup(aps_json_writer_data(w), aps_json_writer_len(w))
-                                                     : NULL;
-    aps_json_writer_deinit(w);
-    return text;
-}
-
-static char *thread_record(const rthread *t)
-{
-    aps_json_writer w;
-    aps_json_writer_init(&w, NULL);
-    aps_json_write_object_begin(&w);
-    put_str(&w, "id", t->id);
-    put_str(&w, "created", t->created);
-    put_str(&w, "updated", t->updated);
-    put_raw(&w, "metadata", t->metadata);
-    put_raw(&w, "values", t->values);
-    put_raw(&w, "interrupts", t->interrupts);
-    put_str(&w, "interrupt_node", t->interrupt_node);
-    put_str(&w, "status", t->status);
-    put_str(&w, "active", t->active);
-    put_str(&w, "graph", t->graph);
-    put_str(&w, "checkpoint", t->checkpoint);
-    put_int(&w, "step", t->step);
-    put_int(&w, "order", (int64_t)t->order);
-    aps_json_write_object_end(&w);
-    return writer_text(&w);
-}
-
-static char *state_record(const rstate *st)
-{
-    aps_json_writer w;
-    aps_json_writer_init(&w, NULL);
-    aps_json_write_object_begin(&w);
-    put_raw(&w, "values", st->values);
-    put_str(&w, "checkpoint", st->checkpoint);
-    put_str(&w, "parent", st->parent);
-    put_str(&w, "created", st->created);
-    put_int(&w, "step", st->step);
-    aps_json_write_object_end(&w);
-    return writer_text(&w);
-}
-
-static char *run_record(const rrun *run)
-{
-    aps_json_writer w;
-    aps_json_writer_init(&w, NULL);
-    aps_json_write_object_begin(&w);
-    put_str(&w, "id", run->id);
-    put_str(&w, "thread", run->thread);
-    put_str(&w, "assistant", run->assistant);
-    put_str(&w, "graph", run->graph);
-    put_str(&w, "status", run->status);
-    put_str(&w, "multitask", run->multitask);
-    put_str(&w, "created", run->created);
-    put_str(&w, "updated", run->updated);
-    put_raw(&w, "metadata", run->metadata);
-    put_raw(&w, "kwargs", run->kwargs);
-    put_int(&w, "modes", run->modes);
-    put_int(&w, "pending", run->pending);
-    put_int(&w, "resume", run->resume);
-    put_raw(&w, "resume_json", run->resume_json);
-    put_int(&w, "order", (int64_t)run->order);
-    aps_json_write_object_end(&w);
-    return writer_text(&w);
-}
-
-static char *item_record(const ritem *it)
-{
-    aps_json_writer w;
-    size_t i;
-    aps_json_writer_init(&w, NULL);
-    aps_json_write_object_begin(&w);
-    aps_json_write_key(&w, "namespace", 9);
-    aps_json_write_array_begin(&w);
-    for (i = 0; i < it->nlabels; i++)
-        aps_json_write_string(&w, it->labels[i], strlen(it->labels[i]));
-    aps_json_write_array_end(&w);
-    put_str(&w, "key", it->key);
-    put_raw(&w, "value", it->value);
-    put_str(&w, "created", it->created);
-    put_str(&w, "updated", it->updated);
-    put_int(&w, "order", (int64_t)it->order);
-    aps_json_write_object_end(&w);
-    return writer_text(&w);
+    fprintf(stderr, "apstream serve: redis: the %s record %.200s: %s (at %s)\n", kind, name, err->message,
+            err->pointer[0] ? err->pointer : "/");
+    s->failed = 1;
 }
 
 /* ---- loading ------------------------------------------------------------------------------ */
@@ -285,9 +154,7 @@ static void load_thread(rest *r, const char *id)
     rr *s = r->bs;
     rthread *t, *n;
     redisReply *rep, *hist;
-    aps_arena a;
-    aps_json_raw o;
-    int bad = 0;
+    aps_error err = APS_ERROR_INIT;
     size_t i;
     for (t = r->threads; t != NULL; t = t->next)
         if (strcmp(t->id, id) == 0)
@@ -300,54 +167,40 @@ static void load_thread(rest *r, const char *id)
         unlink_thread(r, t);
         rest_thread_free(t);
     }
-    if (rep->type != REDIS_REPLY_STRING || (n = calloc(1, sizeof *n)) == NULL) {
-        if (rep->type == REDIS_REPLY_STRING)
-            s->failed = 1;
+    if (rep->type != REDIS_REPLY_STRING) {
+        freeReplyObject(rep); /* none */
+        return;
+    }
+    if ((n = calloc(1, sizeof *n)) == NULL || (n->saved = rest_strndup(rep->str, rep->len)) == NULL) {
+        s->failed = 1;
+        free(n);
         freeReplyObject(rep);
         return;
     }
-    aps_arena_init(&a, NULL);
-    o.ptr = rep->str;
-    o.len = rep->len;
-    rest_member_str(o, "id", &a, n->id, sizeof n->id);
-    rest_member_str(o, "created", &a, n->created, sizeof n->created);
-    rest_member_str(o, "updated", &a, n->updated, sizeof n->updated);
-    n->metadata = get_raw(o, "metadata", &a, &bad);
-    n->values = get_raw(o, "values", &a, &bad);
-    n->interrupts = get_raw(o, "interrupts", &a, &bad);
-    rest_member_str(o, "interrupt_node", &a, n->interrupt_node, sizeof n->interrupt_node);
-    rest_member_str(o, "status", &a, n->status, sizeof n->status);
-    rest_member_str(o, "active", &a, n->active, sizeof n->active);
-    rest_member_str(o, "graph", &a, n->graph, sizeof n->graph);
-    rest_member_str(o, "checkpoint", &a, n->checkpoint, sizeof n->checkpoint);
-    n->step = get_int(o, "step", &a);
-    n->order = (uint64_t)get_int(o, "order", &a);
-    n->saved = rest_strndup(rep->str, rep->len);
-    if (n->metadata == NULL)
-        n->metadata = rest_strndup("{}", 2);
+    if (rest_thread_read(rep->str, rep->len, n, &err) != APS_OK || strcmp(n->id, id) != 0) {
+        if (err.code == APS_OK)
+            aps_error_set(&err, APS_E_SYNTAX, 0, "it names another thread");
+        unreadable(s, "thread", id, &err);
+        rest_thread_free(n);
+        freeReplyObject(rep);
+        return;
+    }
     freeReplyObject(rep);
     hist = command(s, "LRANGE %srest:hist:%b %d -1", s->prefix, id, strlen(id), -(int)REST_MAX_HISTORY);
-    if (hist != NULL && hist->type == REDIS_REPLY_ARRAY)
-        for (i = 0; i < hist->elements && n->nhist < REST_MAX_HISTORY; i++) {
-            rstate *st = &n->hist[n->nhist];
-            if (hist->element[i]->type != REDIS_REPLY_STRING)
-                continue;
-            o.ptr = hist->element[i]->str;
-            o.len = hist->element[i]->len;
-            memset(st, 0, sizeof *st);
-            st->values = get_raw(o, "values", &a, &bad);
-            if (st->values == NULL && (st->values = rest_strndup("{}", 2)) == NULL)
-                bad = 1;
-            rest_member_str(o, "checkpoint", &a, st->checkpoint, sizeof st->checkpoint);
-            rest_member_str(o, "parent", &a, st->parent, sizeof st->parent);
-            rest_member_str(o, "created", &a, st->created, sizeof st->created);
-            st->step = get_int(o, "step", &a);
-            n->nhist++;
+    for (i = 0; hist != NULL && hist->type == REDIS_REPLY_ARRAY && i < hist->elements && n->nhist < REST_MAX_HISTORY; i++) {
+        rstate *st = &n->hist[n->nhist];
+        if (hist->element[i]->type != REDIS_REPLY_STRING)
+            continue;
+        memset(st, 0, sizeof *st);
+        if (rest_state_read(hist->element[i]->str, hist->element[i]->len, st, &err) != APS_OK) {
+            free(st->values);
+            unreadable(s, "state", id, &err);
+            break;
         }
+        n->nhist++;
+    }
     freeReplyObject(hist);
-    aps_arena_deinit(&a);
-    if (bad || n->saved == NULL || n->metadata == NULL) {
-        s->failed = 1; /* (out of memory: the section fails rather than write a record half read) */
+    if (s->failed) {
         rest_thread_free(n);
         return;
     }
@@ -361,9 +214,9 @@ static void load_run(rest *r, const char *id)
     rr *s = r->bs;
     rrun *run;
     redisReply *rep;
-    aps_arena a;
-    aps_json_raw o;
-    int bad = 0, fresh = 0;
+    aps_error err = APS_ERROR_INIT;
+    char *saved;
+    int fresh = 0;
     for (run = r->runs; run != NULL; run = run->next)
         if (strcmp(run->id, id) == 0)
             break;
@@ -386,33 +239,23 @@ static void load_run(rest *r, const char *id)
         fresh = 1;
     }
     /* (a run this process plays keeps its stream and the message being streamed: only its record is read) */
-    aps_arena_init(&a, NULL);
-    o.ptr = rep->str;
-    o.len = rep->len;
-    rest_member_str(o, "id", &a, run->id, sizeof run->id);
-    rest_member_str(o, "thread", &a, run->thread, sizeof run->thread);
-    rest_member_str(o, "assistant", &a, run->assistant, sizeof run->assistant);
-    rest_member_str(o, "graph", &a, run->graph, sizeof run->graph);
-    rest_member_str(o, "status", &a, run->status, sizeof run->status);
-    rest_member_str(o, "multitask", &a, run->multitask, sizeof run->multitask);
-    rest_member_str(o, "created", &a, run->created, sizeof run->created);
-    rest_member_str(o, "updated", &a, run->updated, sizeof run->updated);
-    free(run->metadata);
-    free(run->kwargs);
-    free(run->resume_json);
-    free(run->saved);
-    run->metadata = get_raw(o, "metadata", &a, &bad);
-    run->kwargs = get_raw(o, "kwargs", &a, &bad);
-    run->resume_json = get_raw(o, "resume_json", &a, &bad);
-    run->modes = (uint32_t)get_int(o, "modes", &a);
-    run->pending = (int)get_int(o, "pending", &a);
-    run->resume = (int)get_int(o, "resume", &a);
-    run->order = (uint64_t)get_int(o, "order", &a);
-    run->saved = rest_strndup(rep->str, rep->len);
-    aps_arena_deinit(&a);
-    freeReplyObject(rep);
-    if (bad || run->saved == NULL)
+    if ((saved = rest_strndup(rep->str, rep->len)) == NULL) {
         s->failed = 1;
+    } else if (rest_run_read(rep->str, rep->len, run, &err) != APS_OK || strcmp(run->id, id) != 0) {
+        if (err.code == APS_OK)
+            aps_error_set(&err, APS_E_SYNTAX, 0, "it names another run");
+        unreadable(s, "run", id, &err);
+        free(saved);
+        saved = NULL;
+    }
+    freeReplyObject(rep);
+    if (saved == NULL) {
+        if (fresh)
+            free(run);
+        return;
+    }
+    free(run->saved);
+    run->saved = saved;
     run->touched = 1;
     if (fresh) {
         run->next = r->runs;
@@ -460,11 +303,7 @@ static void load_item_named(rest *r, const char *name)
     rr *s = r->bs;
     ritem *it, **p;
     redisReply *rep;
-    aps_arena a;
-    aps_json_raw o, ns;
-    aa_store_namespace_t labels;
-    int bad = 0;
-    size_t i;
+    aps_error err = APS_ERROR_INIT;
     for (p = &r->items; *p != NULL; p = &(*p)->next) {
         char *have = rest_item_name(*p);
         int same = have != NULL && strcmp(have, name) == 0;
@@ -485,37 +324,19 @@ static void load_item_named(rest *r, const char *name)
         freeReplyObject(rep);
         return;
     }
-    aps_arena_init(&a, NULL);
-    o.ptr = rep->str;
-    o.len = rep->len;
-    if ((it = calloc(1, sizeof *it)) == NULL || aps_json_raw_member(o, "namespace", 9, &a, &ns, NULL) != APS_OK ||
-        aa_store_namespace_decode(ns.ptr, ns.len, &a, &labels, NULL) != APS_OK ||
-        (it->labels = calloc(labels.count > 0 ? labels.count : 1, sizeof *it->labels)) == NULL) {
+    if ((it = calloc(1, sizeof *it)) == NULL || (it->saved = rest_strndup(rep->str, rep->len)) == NULL) {
+        s->failed = 1;
         free(it);
-        s->failed = 1; /* (a record we did not write, or out of memory) */
-        aps_arena_deinit(&a);
         freeReplyObject(rep);
         return;
     }
-    for (i = 0; i < labels.count && !bad; i++, it->nlabels++)
-        bad = (it->labels[i] = rest_strndup(labels.items[i].ptr, labels.items[i].len)) == NULL;
-    {
-        char key[1024];
-        rest_member_str(o, "key", &a, key, sizeof key);
-        bad |= (it->key = rest_strndup(key, strlen(key))) == NULL;
-    }
-    it->value = get_raw(o, "value", &a, &bad);
-    rest_member_str(o, "created", &a, it->created, sizeof it->created);
-    rest_member_str(o, "updated", &a, it->updated, sizeof it->updated);
-    it->order = (uint64_t)get_int(o, "order", &a);
-    it->saved = rest_strndup(rep->str, rep->len);
-    aps_arena_deinit(&a);
-    freeReplyObject(rep);
-    if (bad || it->value == NULL || it->saved == NULL) {
-        s->failed = 1;
+    if (rest_item_read(rep->str, rep->len, it, &err) != APS_OK) {
+        unreadable(s, "item", name, &err);
         rest_item_free(it);
+        freeReplyObject(rep);
         return;
     }
+    freeReplyObject(rep);
     it->touched = 1;
     it->next = r->items;
     r->items = it;
@@ -537,11 +358,13 @@ static void load_items(rest *r, const aps_slice *labels, size_t n, const aps_sli
             aps_json_write_string(&w, labels[i].ptr, labels[i].len);
         aps_json_write_string(&w, key->ptr, key->len);
         aps_json_write_array_end(&w);
-        if ((name = writer_text(&w)) == NULL) {
+        name = aps_json_writer_status(&w) == APS_OK ? rest_strndup(aps_json_writer_data(&w), aps_json_writer_len(&w)) : NULL;
+        aps_json_writer_deinit(&w);
+        if (name == NULL) {
             ((rr *)r->bs)->failed = 1;
             return;
         }
-        load_item_named(r, name);
+        load_item_named(r, name); /* (the name rest_item_name gives it) */
         free(name);
     }
 }
@@ -695,7 +518,7 @@ static int commit(rest *r)
         char *text;
         if (!t->touched)
             continue;
-        if ((text = thread_record(t)) == NULL) {
+        if ((text = rest_thread_record(t)) == NULL) {
             ok = 0;
             break;
         }
@@ -709,7 +532,7 @@ static int commit(rest *r)
         if (t->pushed > 0) {
             size_t k = t->pushed < t->nhist ? t->pushed : t->nhist;
             for (i = t->nhist - k; i < t->nhist && ok; i++) {
-                char *st = state_record(&t->hist[i]);
+                char *st = rest_state_record(&t->hist[i]);
                 if (st == NULL) {
                     ok = 0;
                     break;
@@ -724,7 +547,7 @@ static int commit(rest *r)
         char *text;
         if (!run->touched)
             continue;
-        if ((text = run_record(run)) == NULL) {
+        if ((text = rest_run_record(run)) == NULL) {
             ok = 0;
             break;
         }
@@ -742,7 +565,7 @@ static int commit(rest *r)
         char *text, *name;
         if (!it->touched)
             continue;
-        if ((text = item_record(it)) == NULL || (name = rest_item_name(it)) == NULL) {
+        if ((text = rest_item_record(it)) == NULL || (name = rest_item_name(it)) == NULL) {
             free(text);
             ok = 0;
             break;

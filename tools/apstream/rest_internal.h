@@ -140,6 +140,14 @@ typedef struct rest_backend {
     void (*forget)(rest *r, char kind, const char *a, const char *b);
     /* The next order number (shared by the replicas). */
     uint64_t (*next_order)(rest *r);
+    /*
+     * A feed that closes when run `run_id`, which another replica plays,
+     * has ended (a join's long poll here): one reference for the caller.
+     * NULL when it cannot watch more.
+     */
+    ap_server_feed *(*watch)(rest *r, const char *run_id);
+    /* Closes the feeds it watches for (rest_close). */
+    void (*close)(rest *r);
     /* Frees its state (rest_free). */
     void (*free)(rest *r);
 } rest_backend;

@@ -48,8 +48,16 @@ typedef struct deletion {
     char *a, *b;
 } deletion;
 
+#define MAX_WATCHED 64    /* joins here of runs other replicas play */
+#define WATCH_MS 100      /* how often their records are read */
+
 typedef struct rr {
     redisContext *c;
+    pthread_t watcher;    /* reads the records of the runs watched (started with the first) */
+    int watcher_started, stop;
+    pthread_mutex_t wlock; /* the list below */
+    struct { char run[40]; ap_server_feed *feed; } watched[MAX_WATCHED];
+    size_t nwatched;
     aps_replay_redis_url url;
     char prefix[64];
     char token[40];       /* this section's lock token */
@@ -670,12 +678,102 @@ static int end(rest *r)
     return rc;
 }
 
+/* ---- joins of runs other replicas play ------------------------------------------------- */
+
+/* Every WATCH_MS: the watched runs that ended (or are gone) have their feeds closed. */
+static void *watcher(void *arg)
+{
+    rest *r = arg;
+    rr *s = r->bs;
+    for (;;) {
+        size_t i, n;
+        char runs[MAX_WATCHED][40];
+        int ended[MAX_WATCHED];
+        sleep_ms(WATCH_MS);
+        pthread_mutex_lock(&s->wlock);
+        if (s->stop) {
+            pthread_mutex_unlock(&s->wlock);
+            return NULL;
+        }
+        n = s->nwatched;
+        for (i = 0; i < n; i++)
+            memcpy(runs[i], s->watched[i].run, sizeof runs[i]);
+        pthread_mutex_unlock(&s->wlock);
+        if (n == 0 || rest_begin(r, 0) != 0)
+            continue; /* (Redis away: the joins wait for it) */
+        for (i = 0; i < n; i++) {
+            rrun *run;
+            pthread_mutex_lock(&r->lock);
+            run = rest_run_find(r, runs[i]);
+            ended[i] = run == NULL || (strcmp(run->status, "running") != 0 && strcmp(run->status, "pending") != 0);
+            pthread_mutex_unlock(&r->lock);
+        }
+        if (rest_end(r) != 0)
+            continue;
+        pthread_mutex_lock(&s->wlock);
+        for (i = 0; i < n; i++) {
+            size_t k;
+            if (!ended[i])
+                continue;
+            for (k = 0; k < s->nwatched; k++)
+                if (strcmp(s->watched[k].run, runs[i]) == 0) {
+                    ap_server_feed_close(s->watched[k].feed); /* the join's long poll is answered */
+                    ap_server_feed_unref(s->watched[k].feed);
+                    s->watched[k] = s->watched[--s->nwatched];
+                    break;
+                }
+        }
+        pthread_mutex_unlock(&s->wlock);
+    }
+}
+
+static ap_server_feed *watch(rest *r, const char *run_id)
+{
+    rr *s = r->bs;
+    ap_server_feed *f = NULL;
+    pthread_mutex_lock(&s->wlock);
+    if (!s->stop && s->nwatched < MAX_WATCHED && (f = ap_server_feed_new(r->srv)) != NULL) {
+        if (!s->watcher_started && pthread_create(&s->watcher, NULL, watcher, r) == 0)
+            s->watcher_started = 1;
+        if (!s->watcher_started) {
+            ap_server_feed_unref(f);
+            f = NULL;
+        } else {
+            snprintf(s->watched[s->nwatched].run, sizeof s->watched[0].run, "%s", run_id);
+            s->watched[s->nwatched++].feed = f;
+            ap_server_feed_ref(f); /* (the list's, and the caller's) */
+        }
+    }
+    pthread_mutex_unlock(&s->wlock);
+    return f;
+}
+
+static void backend_close(rest *r)
+{
+    rr *s = r->bs;
+    size_t i;
+    pthread_mutex_lock(&s->wlock);
+    for (i = 0; i < s->nwatched; i++)
+        ap_server_feed_close(s->watched[i].feed);
+    pthread_mutex_unlock(&s->wlock);
+}
+
 static void backend_free(rest *r)
 {
     rr *s = r->bs;
     size_t i;
     if (s == NULL)
         return;
+    pthread_mutex_lock(&s->wlock);
+    s->stop = 1;
+    pthread_mutex_unlock(&s->wlock);
+    if (s->watcher_started)
+        pthread_join(s->watcher, NULL);
+    for (i = 0; i < s->nwatched; i++) {
+        ap_server_feed_close(s->watched[i].feed);
+        ap_server_feed_unref(s->watched[i].feed);
+    }
+    pthread_mutex_destroy(&s->wlock);
     if (s->c != NULL)
         redisFree(s->c);
     for (i = 0; i < s->ndels; i++) {
@@ -687,8 +785,9 @@ static void backend_free(rest *r)
     r->bs = NULL;
 }
 
-static const rest_backend redis_backend = { begin,      commit,     end,   load_thread, load_run,     load_runs,
-                                            load_threads, load_items, forget, next_order, backend_free };
+static const rest_backend redis_backend = { begin,        commit,     end,    load_thread, load_run,
+                                            load_runs,    load_threads, load_items, forget, next_order,
+                                            watch,        backend_close, backend_free };
 
 int rest_use_redis(rest *r, const char *url, const char *prefix, char *why, size_t cap)
 {
@@ -708,6 +807,7 @@ int rest_use_redis(rest *r, const char *url, const char *prefix, char *why, size
         free(s);
         return -1;
     }
+    pthread_mutex_init(&s->wlock, NULL);
     r->bs = s;
     r->be = &redis_backend;
     return 0;

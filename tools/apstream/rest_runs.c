@@ -101,6 +101,8 @@ void rest_close(rest *r)
     for (run = r->runs; run != NULL; run = run->next)
         ap_server_feed_close(run->feed);
     pthread_mutex_unlock(&r->lock);
+    if (r->be != NULL)
+        r->be->close(r);
 }
 
 void rest_set_server(rest *r, ap_server *srv)
@@ -1315,16 +1317,25 @@ void rest_thread_runs(rest *r, const char *thread, const char *const *seg, const
         (seg_eq(seg[1], len[1], "join") || seg_eq(seg[1], len[1], "wait") || seg_eq(seg[1], len[1], "stream"))) {
         /* a run another replica plays (with --redis): its classic stream is there */
         int ended = strcmp(run->status, "running") != 0 && strcmp(run->status, "pending") != 0;
+        int stream = seg_eq(seg[1], len[1], "stream");
         char token[48];
+        ap_server_feed *watched = NULL;
         snprintf(token, sizeof token, "join:%s", run->id);
         pthread_mutex_unlock(&r->lock);
-        if (ended && !seg_eq(seg[1], len[1], "stream"))
+        if (ended && !stream) {
             rest_runs_finish_wait(r, token, reply); /* it ended: its answer is in the records */
-        else
+        } else if (!stream && r->be != NULL && (watched = r->be->watch(r, rid)) != NULL) {
+            /* a long poll here, answered from the records once the run ends there */
+            reply->feed = watched;
+            reply->feed_wait = 1;
+            reply->status = 200;
+            snprintf(reply->token, sizeof reply->token, "%s", token);
+        } else {
             rest_error(reply, 409, NULL,
                        "run %s %s on another replica: its classic stream is there (join it there, or poll "
                        "GET /threads/%s/runs/%s)",
                        rid, ended ? "was streamed" : "plays", run->thread, rid);
+        }
         return;
     }
     if (n == 1 && get) {

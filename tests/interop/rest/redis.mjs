@@ -3,7 +3,8 @@
 // classic client makes a thread on one and runs it on the other, puts store
 // items on one and reads, searches and lists them on the other; two runs
 // started at once on one thread, one on each replica, under "reject": one
-// runs, the other is refused 409; Redis killed and restarted during a run:
+// runs, the other is refused 409, a join on the replica that does not play
+// it waits and answers its values; Redis killed and restarted during a run:
 // requests meanwhile are refused 503 (never a hang), the run goes on or ends
 // cleanly, a new run works once Redis is back, and every item acknowledged
 // before the restart is read back. Redis away longer than a run waits for
@@ -136,9 +137,13 @@ try {
   if (won.length === 1) {
     const run = won[0].value;
     const player = race[0].status === "fulfilled" ? A : B, other = player === A ? B : A;
-    check(await status(other.runs.join(t2.thread_id, run.run_id)) === 409, "join on the replica that does not play it: 409 while it plays");
+    const joinElsewhere = limit(other.runs.join(t2.thread_id, run.run_id), "join on the other replica");
     check(await status(other.runs.create(t2.thread_id, graph, { input: {} })) === 409, "a third run, other replica: 409");
+    check(await status(fetch(`${(other === A ? a : b).url}/threads/${t2.thread_id}/runs/${run.run_id}/stream`)
+      .then((r) => { if (r.status !== 200) throw { status: r.status }; })) === 409,
+          "its classic stream on the replica that does not play it: 409");
     check(same(await limit(player.runs.join(t2.thread_id, run.run_id), "join"), finalValues), "join on its replica: the values");
+    check(same(await joinElsewhere, finalValues), "join on the other replica, while it played: the values once it ended");
     check(same(await other.runs.join(t2.thread_id, run.run_id), finalValues), "join on the other, once ended: the values");
   }
 

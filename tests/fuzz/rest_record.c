@@ -10,6 +10,7 @@
 #include "rest_internal.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,10 +25,11 @@ static void same_text(char *a, char *b)
 
 static void refused(aps_status st, const aps_error *err)
 {
-    if (st != APS_E_SYNTAX && st != APS_E_NOMEM && st != APS_E_LIMIT && st != APS_E_UTF8)
+    if (st == APS_OK || err->code != st || err->message[0] == '\0') {
+        fprintf(stderr, "refused with %s, the error says %s: \"%s\"\n", aps_status_str(st), aps_status_str(err->code),
+                err->message);
         abort();
-    if (err->message[0] == '\0')
-        abort();
+    }
 }
 
 static void thread(const char *p, size_t n)

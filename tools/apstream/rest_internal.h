@@ -277,6 +277,15 @@ aps_status rest_item_read(const char *text, size_t len, ritem *it, aps_error *er
 
 /* Records what rest_external_run would, from the queue of a backend (in a section). */
 void rest_drain_external(rest *r);
+/*
+ * With a backend, in a section: the runs enqueued here whose turn came on
+ * another replica (the thread's run ended there) start here, where their
+ * streams are; those cancelled there end their streams here. A backend's
+ * watcher calls it every 100 ms while there are any.
+ */
+void rest_pending_turns(rest *r);
+/* Whether this process has runs enqueued (their streams open here). */
+int rest_has_pending(rest *r);
 /* Starts a section (a backend's; nothing without one): 0, or -1 when the records are unreachable. */
 int rest_begin(rest *r, int patient);
 /* Ends it: 0, or -1 when what it changed could not be written. */

@@ -680,7 +680,10 @@ static int end(rest *r)
 
 /* ---- joins of runs other replicas play ------------------------------------------------- */
 
-/* Every WATCH_MS: the watched runs that ended (or are gone) have their feeds closed. */
+/*
+ * Every WATCH_MS: the watched runs that ended (or are gone) have their
+ * feeds closed; the runs enqueued here whose turn came start (rest_pending_turns).
+ */
 static void *watcher(void *arg)
 {
     rest *r = arg;
@@ -699,8 +702,9 @@ static void *watcher(void *arg)
         for (i = 0; i < n; i++)
             memcpy(runs[i], s->watched[i].run, sizeof runs[i]);
         pthread_mutex_unlock(&s->wlock);
-        if (n == 0 || rest_begin(r, 0) != 0)
-            continue; /* (Redis away: the joins wait for it) */
+        if ((n == 0 && !rest_has_pending(r)) || rest_begin(r, 0) != 0)
+            continue; /* (nothing to watch; or Redis away: the joins wait for it) */
+        rest_pending_turns(r);
         for (i = 0; i < n; i++) {
             rrun *run;
             pthread_mutex_lock(&r->lock);
@@ -733,8 +737,6 @@ static ap_server_feed *watch(rest *r, const char *run_id)
     ap_server_feed *f = NULL;
     pthread_mutex_lock(&s->wlock);
     if (!s->stop && s->nwatched < MAX_WATCHED && (f = ap_server_feed_new(r->srv)) != NULL) {
-        if (!s->watcher_started && pthread_create(&s->watcher, NULL, watcher, r) == 0)
-            s->watcher_started = 1;
         if (!s->watcher_started) {
             ap_server_feed_unref(f);
             f = NULL;
@@ -810,5 +812,12 @@ int rest_use_redis(rest *r, const char *url, const char *prefix, char *why, size
     pthread_mutex_init(&s->wlock, NULL);
     r->bs = s;
     r->be = &redis_backend;
+    if (pthread_create(&s->watcher, NULL, watcher, r) != 0) {
+        snprintf(why, cap, "no thread to watch the runs of other replicas");
+        backend_free(r);
+        r->be = NULL;
+        return -1;
+    }
+    s->watcher_started = 1;
     return 0;
 }

@@ -172,6 +172,73 @@ static rrun *next_pending(rest *r, const rthread *t)
     return best;
 }
 
+/*
+ * The queue moves on: the oldest enqueued run of thread t becomes its
+ * active run, its id and graph into id[40] and graph[64] (the caller
+ * starts it). With a backend, only a run enqueued here (where its stream
+ * is): another replica's starts there (rest_pending_turns). 1 when one did.
+ */
+static int move_queue(rest *r, rthread *t, char *id, char *graph)
+{
+    rrun *run = next_pending(r, t);
+    if (run == NULL || run->feed == NULL)
+        return 0;
+    run->pending = 0;
+    snprintf(run->status, sizeof run->status, "running");
+    rest_now(run->updated);
+    snprintf(t->active, sizeof t->active, "%s", run->id);
+    snprintf(t->status, sizeof t->status, "busy");
+    snprintf(id, 40, "%s", run->id);
+    snprintf(graph, 64, "%s", run->graph);
+    return 1;
+}
+
+void rest_pending_turns(rest *r)
+{
+    char ids[16][40];
+    size_t n = 0, i;
+    rrun *run;
+    pthread_mutex_lock(&r->lock);
+    for (run = r->runs; run != NULL && n < 16; run = run->next)
+        if (run->feed != NULL && run->pending && !ap_server_feed_closed(run->feed, NULL))
+            memcpy(ids[n++], run->id, sizeof ids[0]);
+    pthread_mutex_unlock(&r->lock);
+    for (i = 0; i < n; i++) {
+        char thr[REST_MAX_ID + 1] = "", id[40] = "", graph[64] = "";
+        rthread *t;
+        pthread_mutex_lock(&r->lock);
+        if ((run = rest_run_find(r, ids[i])) != NULL && run->feed != NULL) { /* (the record as it is now) */
+            if (!run->pending && strcmp(run->status, "pending") != 0 && strcmp(run->status, "running") != 0)
+                ap_server_feed_close(run->feed); /* cancelled elsewhere: its stream here ends */
+            else if (run->pending && (t = rest_thread_find(r, run->thread)) != NULL && t->active[0] == '\0' &&
+                     next_pending(r, t) == run && move_queue(r, t, id, graph))
+                snprintf(thr, sizeof thr, "%s", t->id);
+        }
+        pthread_mutex_unlock(&r->lock);
+        if (thr[0] == '\0')
+            continue;
+        if (r->be->commit(r) != 0)
+            return; /* (nothing starts that is not written) */
+        if (r->hooks.start(r->hooks.user, thr, id, graph, 0, NULL) != 0) {
+            pthread_mutex_lock(&r->lock);
+            if ((t = rest_thread_find(r, thr)) != NULL && (run = rest_run_find(r, id)) != NULL)
+                run_end(t, run, "error", "error");
+            pthread_mutex_unlock(&r->lock);
+        }
+    }
+}
+
+int rest_has_pending(rest *r)
+{
+    rrun *run;
+    int any = 0;
+    pthread_mutex_lock(&r->lock);
+    for (run = r->runs; run != NULL && !any; run = run->next)
+        any = run->feed != NULL && run->pending && !ap_server_feed_closed(run->feed, NULL);
+    pthread_mutex_unlock(&r->lock);
+    return any;
+}
+
 /* The metadata of a messages event: the node and namespace the message came from. */
 static void message_metadata(const rthread *t, const rrun *run, aps_json_writer *w)
 {
@@ -746,15 +813,8 @@ static void event(rest *r, const char *thread_id, const char *run_id, const char
             run_end(t, run, "interrupted", "idle");
         }
     }
-    if (start_next && (run = next_pending(r, t)) != NULL) {
-        /* the queue moves on: the oldest enqueued run of the thread */
-        run->pending = 0;
-        snprintf(run->status, sizeof run->status, "running");
-        snprintf(t->active, sizeof t->active, "%s", run->id);
-        snprintf(t->status, sizeof t->status, "busy");
-        snprintf(start_id, sizeof start_id, "%s", run->id);
-        snprintf(start_graph, sizeof start_graph, "%s", run->graph);
-    }
+    if (start_next)
+        (void)move_queue(r, t, start_id, start_graph);
     pthread_mutex_unlock(&r->lock);
     aps_arena_deinit(&a);
     if (start_id[0] != '\0' && r->hooks.start(r->hooks.user, thread_id, start_id, start_graph, 0, NULL) != 0) {
@@ -1407,15 +1467,8 @@ void rest_thread_runs(rest *r, const char *thread, const char *const *seg, const
         }
         if (strcmp(action, "rollback") == 0)
             rest_run_remove(r, run);
-        if (was_active && t != NULL && (next = next_pending(r, t)) != NULL) {
-            /* the queue moves on, as when a run ends */
-            next->pending = 0;
-            snprintf(next->status, sizeof next->status, "running");
-            snprintf(t->active, sizeof t->active, "%s", next->id);
-            snprintf(t->status, sizeof t->status, "busy");
-            snprintf(next_id, sizeof next_id, "%s", next->id);
-            snprintf(next_graph, sizeof next_graph, "%s", next->graph);
-        }
+        if (was_active && t != NULL)
+            (void)move_queue(r, t, next_id, next_graph); /* as when a run ends */
         pthread_mutex_unlock(&r->lock);
         if (was_active && r->hooks.cancel != NULL)
             r->hooks.cancel(r->hooks.user, thr);

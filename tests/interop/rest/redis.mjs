@@ -4,7 +4,8 @@
 // items on one and reads, searches and lists them on the other; two runs
 // started at once on one thread, one on each replica, under "reject": one
 // runs, the other is refused 409, a join on the replica that does not play
-// it waits and answers its values; Redis killed and restarted during a run:
+// it waits and answers its values, a run enqueued on one behind the
+// other's starts where it was enqueued; Redis killed and restarted during a run:
 // requests meanwhile are refused 503 (never a hang), the run goes on or ends
 // cleanly, a new run works once Redis is back, and every item acknowledged
 // before the restart is read back. Redis away longer than a run waits for
@@ -146,6 +147,21 @@ try {
     check(same(await joinElsewhere, finalValues), "join on the other replica, while it played: the values once it ended");
     check(same(await other.runs.join(t2.thread_id, run.run_id), finalValues), "join on the other, once ended: the values");
   }
+
+  // ---- enqueue across replicas: a run enqueued on B behind A's starts on B, where its stream is, once A's ends
+  const t5 = await A.threads.create();
+  const first = await A.runs.create(t5.thread_id, graph, { input: {} });
+  const queued = await B.runs.create(t5.thread_id, graph, { input: {}, multitaskStrategy: "enqueue" });
+  check(queued.status === "pending", "enqueued on B behind A's run: pending", queued.status);
+  const queuedStream = await limit((async () => {
+    const seen5 = [];
+    for await (const p of B.runs.joinStream(t5.thread_id, queued.run_id)) seen5.push(p.event);
+    return seen5;
+  })(), "joinStream of the enqueued run on B");
+  check(queuedStream.includes("values"), "its stream on B plays once A's run ended", queuedStream);
+  check((await A.runs.get(t5.thread_id, first.run_id)).status === "success" &&
+        (await A.runs.get(t5.thread_id, queued.run_id)).status === "success", "both runs a success, read on A");
+  check((await A.threads.get(t5.thread_id)).status === "idle", "and the thread idle");
 
   // ---- Redis killed and restarted during a run
   const t3 = await A.threads.create();

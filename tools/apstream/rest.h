@@ -13,7 +13,10 @@
  *
  * Thread-safety: one lock inside; rest_api runs on the service thread,
  * rest_event and rest_external_run on any. The hooks are called without
- * that lock held: they may take serve's.
+ * that lock held: they may take serve's. With Redis (rest_use_redis) each
+ * request and each event is also a section, one at a time across the
+ * replicas; rest_external_run, called under serve's lock, only queues
+ * (the next section records it).
  */
 #ifndef APSTREAM_REST_H
 #define APSTREAM_REST_H

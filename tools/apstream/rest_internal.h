@@ -266,13 +266,21 @@ char *rest_item_name(const ritem *it);
  * run is changed only when the whole record was read (its stream and
  * message kept).
  */
+/* The record of thread t (not its states). */
 char *rest_thread_record(const rthread *t);
+/* The record of one state of a thread. */
 char *rest_state_record(const rstate *s);
+/* The record of a run (not its stream). */
 char *rest_run_record(const rrun *run);
+/* The record of a store item. */
 char *rest_item_record(const ritem *it);
+/* Reads a thread record into a zeroed t (free it with rest_thread_free, read or not). */
 aps_status rest_thread_read(const char *text, size_t len, rthread *t, aps_error *err);
+/* Reads a state record into a zeroed s (free s->values, read or not). */
 aps_status rest_state_read(const char *text, size_t len, rstate *s, aps_error *err);
+/* Reads a run record into run: its record fields replaced only when the whole record reads. */
 aps_status rest_run_read(const char *text, size_t len, rrun *run, aps_error *err);
+/* Reads an item record into a zeroed it (free it with rest_item_free, read or not). */
 aps_status rest_item_read(const char *text, size_t len, ritem *it, aps_error *err);
 
 /* Records what rest_external_run would, from the queue of a backend (in a section). */

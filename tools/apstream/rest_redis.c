@@ -750,10 +750,17 @@ static ap_server_feed *watch(rest *r, const char *run_id)
     return f;
 }
 
+/* Stops the watcher (nothing wakes the server once it stops) and ends the joins it watched for. */
 static void backend_close(rest *r)
 {
     rr *s = r->bs;
     size_t i;
+    pthread_mutex_lock(&s->wlock);
+    s->stop = 1;
+    pthread_mutex_unlock(&s->wlock);
+    if (s->watcher_started)
+        pthread_join(s->watcher, NULL);
+    s->watcher_started = 0;
     pthread_mutex_lock(&s->wlock);
     for (i = 0; i < s->nwatched; i++)
         ap_server_feed_close(s->watched[i].feed);
@@ -766,11 +773,7 @@ static void backend_free(rest *r)
     size_t i;
     if (s == NULL)
         return;
-    pthread_mutex_lock(&s->wlock);
-    s->stop = 1;
-    pthread_mutex_unlock(&s->wlock);
-    if (s->watcher_started)
-        pthread_join(s->watcher, NULL);
+    backend_close(r); /* (done already when rest_close was called) */
     for (i = 0; i < s->nwatched; i++) {
         ap_server_feed_close(s->watched[i].feed);
         ap_server_feed_unref(s->watched[i].feed);

@@ -222,7 +222,14 @@ try {
   for (const s of started) console.error(s.log());
 } finally {
   for (const s of started) s.child.kill("SIGTERM");
-  await Promise.all(started.map((s) => s.exited));
+  for (const s of started) {
+    const code = await s.exited;
+    // (a replica stops cleanly: under ASan, a leak or an error would say so here)
+    if (code !== 0) {
+      failures++;
+      console.error(`FAIL a replica stopped with ${code}:\n${s.log().slice(-4000)}`);
+    }
+  }
   redis.child.kill("SIGTERM");
   await redis.exited;
   rmSync(dir, { recursive: true, force: true });

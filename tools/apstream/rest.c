@@ -285,6 +285,10 @@ void rest_api(void *user, ap_server *srv, const ap_server_request *req, ap_serve
     aps_arena arena;
     if (r->srv == NULL)
         r->srv = srv; /* (the feeds of runs are this server's) */
+    if (rest_begin(r, 0) != 0) {
+        rest_reply_unavailable(reply);
+        return;
+    }
     split_path(req->path, &rt);
     aps_arena_init(&arena, NULL);
     if (req->token != NULL) {
@@ -358,6 +362,35 @@ void rest_api(void *user, ap_server *srv, const ap_server_request *req, ap_serve
         rest_error(reply, 404, NULL, "no such endpoint: %s %.200s", req->method_name, req->path);
 done:
     aps_arena_deinit(&arena);
+    if (rest_end(r) != 0)
+        rest_reply_unavailable(reply); /* nothing acknowledged that is not written */
+}
+
+int rest_begin(rest *r, int patient)
+{
+    if (r->be == NULL)
+        return 0;
+    if (r->be->begin(r, patient) != 0)
+        return -1;
+    rest_drain_external(r);
+    return 0;
+}
+
+int rest_end(rest *r)
+{
+    return r->be != NULL ? r->be->end(r) : 0;
+}
+
+void rest_reply_unavailable(ap_server_reply *reply)
+{
+    if (reply->feed != NULL) {
+        ap_server_feed_unref(reply->feed);
+        reply->feed = NULL;
+    }
+    reply->feed_wait = 0;
+    reply->token[0] = '\0';
+    reply->content_location[0] = '\0';
+    rest_error(reply, 503, NULL, "the records are unreachable (Redis): try again");
 }
 
 /* ---- request helpers the route files share --------------------------------------------- */

@@ -13,7 +13,10 @@
  *
  * Thread-safety: one lock inside; rest_api runs on the service thread,
  * rest_event and rest_external_run on any. The hooks are called without
- * that lock held: they may take serve's.
+ * that lock held: they may take serve's. With Redis (rest_use_redis) each
+ * request and each event is also a section, one at a time across the
+ * replicas; rest_external_run, called under serve's lock, only queues
+ * (the next section records it).
  */
 #ifndef APSTREAM_REST_H
 #define APSTREAM_REST_H
@@ -52,6 +55,16 @@ void rest_close(rest *r);
 
 /* Frees it (after rest_close, and after the server stopped). NULL-safe. */
 void rest_free(rest *r);
+
+/*
+ * Keeps the records (threads with their states, runs, store items) on the
+ * Redis at `url` (redis://HOST[:PORT][/DB]) under keys starting with
+ * `prefix`, shared with every replica on it (docs/rest.md, "Where the
+ * records live"): call before serving. Built with hiredis only
+ * (rest_redis.c). 0; -1 with the reason in why[cap] (a bad URL, Redis
+ * unreachable).
+ */
+int rest_use_redis(rest *r, const char *url, const char *prefix, char *why, size_t cap);
 
 /* The server whose feeds the runs stream on: set before the server serves. */
 void rest_set_server(rest *r, ap_server *srv);

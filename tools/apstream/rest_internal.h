@@ -1,9 +1,11 @@
 /*
  * rest_internal.h - what the files of serve's REST API share (rest.h):
  * the records (threads, runs, items), kept in memory by rest_store.c
- * behind the functions below, so that a store on Redis can take their
- * place; the routes of rest_store.c (threads, assistants, store) and
- * rest_runs.c (runs and their classic streams).
+ * behind the functions below; with --redis, rest_redis.c (a rest_backend)
+ * reads each record from Redis when a function below first finds it in a
+ * section and writes back what the section changed; the routes of
+ * rest_store.c (threads, assistants, store) and rest_runs.c (runs and
+ * their classic streams).
  */
 #ifndef APSTREAM_REST_INTERNAL_H
 #define APSTREAM_REST_INTERNAL_H
@@ -71,6 +73,8 @@ typedef struct rrun {
     size_t tool_len, tool_cap;
     struct { char id[128], name[128]; } tools[16]; /* the names of the tool calls started (a ring) */
     unsigned ntools;
+    char *saved;              /* on Redis: the record as last read or written (NULL: not yet written) */
+    int touched;              /* on Redis: read in this section (not read again in it) */
     struct rrun *next;
 } rrun;
 
@@ -89,6 +93,9 @@ typedef struct rthread {
     char checkpoint[40];      /* the latest checkpoint of its root */
     int64_t step;
     uint64_t order;
+    char *saved;              /* on Redis: as rrun's */
+    int touched;
+    unsigned pushed;          /* on Redis: states pushed in this section (not yet written) */
     struct rthread *next;
 } rthread;
 
@@ -98,8 +105,52 @@ typedef struct ritem {
     char *key;
     char *value;              /* JSON object */
     char created[32], updated[32];
+    uint64_t order;
+    char *saved;              /* on Redis: as rrun's */
+    int touched;
     struct ritem *next;
 } ritem;
+
+/*
+ * Where the records live besides memory (rest_redis.c: Redis), NULL: in
+ * memory only. A section is one request or one event of a run: begin
+ * before it reads a record, end after; the functions below read the
+ * records they find through load_*, and end writes what changed and
+ * forgets them, so that no replica answers from a stale copy. A failure
+ * (Redis gone) is sticky for the section: nothing more is written.
+ */
+typedef struct rest_backend {
+    /* A section starts (the records shared): 0, or -1 when unreachable (`patient`: retries ~3 s). */
+    int (*begin)(rest *r, int patient);
+    /* Writes what the section changed so far, at once: 0, or -1 (the section failed). */
+    int (*commit)(rest *r);
+    /* Commits, forgets the records (the runs this process plays stay), ends the section: 0 or -1. */
+    int (*end)(rest *r);
+    /* Reads thread `id` into r->threads (or forgets it when it is gone). */
+    void (*load_thread)(rest *r, const char *id);
+    /* Reads run `id` into r->runs (or forgets it). */
+    void (*load_run)(rest *r, const char *id);
+    /* Reads every run of thread `thread` (NULL: every run) into r->runs. */
+    void (*load_runs)(rest *r, const char *thread);
+    /* Reads every thread into r->threads. */
+    void (*load_threads)(rest *r);
+    /* Reads the item of `labels` and `key` (key NULL: every item) into r->items. */
+    void (*load_items)(rest *r, const aps_slice *labels, size_t n, const aps_slice *key);
+    /* Deletes a record: kind 't' thread `a`, 'r' run `a` of thread `b`, 'i' item named `a` (its JSON name). */
+    void (*forget)(rest *r, char kind, const char *a, const char *b);
+    /* The next order number (shared by the replicas). */
+    uint64_t (*next_order)(rest *r);
+    /*
+     * A feed that closes when run `run_id`, which another replica plays,
+     * has ended (a join's long poll here): one reference for the caller.
+     * NULL when it cannot watch more.
+     */
+    ap_server_feed *(*watch)(rest *r, const char *run_id);
+    /* Closes the feeds it watches for (rest_close). */
+    void (*close)(rest *r);
+    /* Frees its state (rest_free). */
+    void (*free)(rest *r);
+} rest_backend;
 
 struct rest {
     pthread_mutex_t lock;
@@ -115,6 +166,11 @@ struct rest {
     uint64_t order;
     uint64_t rng;
     size_t nruns;             /* runs kept */
+    const rest_backend *be;   /* NULL: the records in memory only */
+    void *bs;                 /* the backend's state */
+    pthread_mutex_t section;  /* one section at a time in this process (with a backend) */
+    struct { char kind, thread[REST_MAX_ID + 1], run[64]; } ext[64]; /* with a backend: 'x' a protocol run to record, 'f' a run that failed unrecorded */
+    size_t next_ext;
 };
 
 /* ---- answers (rest.c) ---- */
@@ -174,6 +230,9 @@ char *rest_strndup(const char *text, size_t len);
 /* Whether JSON values a and b are equal (objects member by member, in any order). */
 int rest_json_equal(aps_json_raw a, aps_json_raw b);
 
+/* A string member of raw object `obj` into buf[cap] ("" when absent, not a string or too long). */
+void rest_member_str(aps_json_raw obj, const char *name, aps_arena *a, char *buf, size_t cap);
+
 /* Merges the members of object `add` into object text *into (a new malloc'd text). 0, or -1. */
 int rest_merge_object(char **into, aps_json_raw add);
 
@@ -195,8 +254,61 @@ int rest_graph(const rest *r, const char *id);
 
 /* The run `id`, NULL when none. */
 rrun *rest_run_find(rest *r, const char *id);
-/* Forgets the run (its feed closed and released). */
+/* Deletes the run (its feed closed and released). */
 void rest_run_remove(rest *r, rrun *run);
+/* Forgets the run in this process only (its feed closed and released): a backend still has it. */
+void rest_run_drop(rest *r, rrun *run);
+/* Frees a thread record, unlinked (its states; not its runs). */
+void rest_thread_free(rthread *t);
+/* Frees an item record, unlinked. */
+void rest_item_free(ritem *it);
+/* The next order number of a record (a backend's when there is one). */
+uint64_t rest_next_order(rest *r);
+/* The name of an item on a backend: the JSON array of its labels and its key, malloc'd (NULL: no memory). */
+char *rest_item_name(const ritem *it);
+/*
+ * ---- the records as a backend keeps them (rest_record.c): one JSON object each ----
+ * The writers answer malloc'd text (NULL out of memory). The readers take
+ * outside bytes: APS_OK; APS_E_SYNTAX (not a record of ours: the error
+ * says which member) or APS_E_NOMEM. A thread, state or item read into a
+ * zeroed record holds, on an error, only what its free function frees; a
+ * run is changed only when the whole record was read (its stream and
+ * message kept).
+ */
+/* The record of thread t (not its states). */
+char *rest_thread_record(const rthread *t);
+/* The record of one state of a thread. */
+char *rest_state_record(const rstate *s);
+/* The record of a run (not its stream). */
+char *rest_run_record(const rrun *run);
+/* The record of a store item. */
+char *rest_item_record(const ritem *it);
+/* Reads a thread record into a zeroed t (free it with rest_thread_free, read or not). */
+aps_status rest_thread_read(const char *text, size_t len, rthread *t, aps_error *err);
+/* Reads a state record into a zeroed s (free s->values, read or not). */
+aps_status rest_state_read(const char *text, size_t len, rstate *s, aps_error *err);
+/* Reads a run record into run: its record fields replaced only when the whole record reads. */
+aps_status rest_run_read(const char *text, size_t len, rrun *run, aps_error *err);
+/* Reads an item record into a zeroed it (free it with rest_item_free, read or not). */
+aps_status rest_item_read(const char *text, size_t len, ritem *it, aps_error *err);
+
+/* Records what rest_external_run would, from the queue of a backend (in a section). */
+void rest_drain_external(rest *r);
+/*
+ * With a backend, in a section: the runs enqueued here whose turn came on
+ * another replica (the thread's run ended there) start here, where their
+ * streams are; those cancelled there end their streams here. A backend's
+ * watcher calls it every 100 ms while there are any.
+ */
+void rest_pending_turns(rest *r);
+/* Whether this process has runs enqueued (their streams open here). */
+int rest_has_pending(rest *r);
+/* Starts a section (a backend's; nothing without one): 0, or -1 when the records are unreachable. */
+int rest_begin(rest *r, int patient);
+/* Ends it: 0, or -1 when what it changed could not be written. */
+int rest_end(rest *r);
+/* A reply refused because the records are unreachable: 503 (a feed it held released). */
+void rest_reply_unavailable(ap_server_reply *reply);
 /* Writes the Run JSON of the run. */
 void rest_run_json(const rrun *run, aps_json_writer *w);
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- the rest object ------------------------------------------------------------------- */
 
@@ -52,7 +53,7 @@ rest *rest_new(const rest_hooks *hooks, const char *const *graphs, size_t ngraph
         r->ngraphs++;
     }
     rest_now(r->started);
-    r->rng = 0x9E3779B97F4A7C15ULL ^ (uint64_t)(uintptr_t)r;
+    r->rng = 0x9E3779B97F4A7C15ULL ^ (uint64_t)(uintptr_t)r ^ ((uint64_t)getpid() << 32);
     {
         /* the time too: two processes on one machine must not make the same ids */
         char now[32];
@@ -63,6 +64,7 @@ rest *rest_new(const rest_hooks *hooks, const char *const *graphs, size_t ngraph
         r->rng |= 1;
     }
     pthread_mutex_init(&r->lock, NULL);
+    pthread_mutex_init(&r->section, NULL);
     return r;
 }
 
@@ -70,24 +72,25 @@ void rest_free(rest *r)
 {
     if (r == NULL)
         return;
-    while (r->threads != NULL)
-        rest_thread_remove(r, r->threads);
+    if (r->be != NULL)
+        r->be->free(r); /* (what is left in memory is forgotten below, not deleted) */
+    r->be = NULL;
+    while (r->threads != NULL) {
+        rthread *t = r->threads;
+        r->threads = t->next;
+        rest_thread_free(t);
+    }
     while (r->runs != NULL)
-        rest_run_remove(r, r->runs);
+        rest_run_drop(r, r->runs);
     while (r->items != NULL) {
         ritem *it = r->items;
-        size_t i;
         r->items = it->next;
-        for (i = 0; i < it->nlabels; i++)
-            free(it->labels[i]);
-        free(it->labels);
-        free(it->key);
-        free(it->value);
-        free(it);
+        rest_item_free(it);
     }
     free(r->graphs);
     free(r->assistant_ids);
     pthread_mutex_destroy(&r->lock);
+    pthread_mutex_destroy(&r->section);
     free(r);
 }
 
@@ -98,6 +101,8 @@ void rest_close(rest *r)
     for (run = r->runs; run != NULL; run = run->next)
         ap_server_feed_close(run->feed);
     pthread_mutex_unlock(&r->lock);
+    if (r->be != NULL)
+        r->be->close(r);
 }
 
 void rest_set_server(rest *r, ap_server *srv)
@@ -128,6 +133,19 @@ static void write_str(aps_json_writer *w, const char *key, const char *v)
     aps_json_write_string(w, v, strlen(v));
 }
 
+/* An `error` record {"error": "RunError", "message"}: how a run that fails says so on its classic stream. */
+static void emit_error(rrun *run, const char *message)
+{
+    aps_json_writer w;
+    aps_json_writer_init(&w, NULL);
+    aps_json_write_object_begin(&w);
+    write_str(&w, "error", "RunError");
+    write_str(&w, "message", message);
+    aps_json_write_object_end(&w);
+    emit(run, "error", &w, 0);
+    aps_json_writer_deinit(&w);
+}
+
 /* Ends the run with `status` (RunStatus): its feed closed; the thread's status `tstatus`. */
 static void run_end(rthread *t, rrun *run, const char *status, const char *tstatus)
 {
@@ -146,10 +164,79 @@ static void run_end(rthread *t, rrun *run, const char *status, const char *tstat
 static rrun *next_pending(rest *r, const rthread *t)
 {
     rrun *run, *best = NULL;
+    if (r->be != NULL)
+        r->be->load_runs(r, t->id);
     for (run = r->runs; run != NULL; run = run->next)
         if (run->pending && strcmp(run->thread, t->id) == 0 && (best == NULL || run->order < best->order))
             best = run;
     return best;
+}
+
+/*
+ * The queue moves on: the oldest enqueued run of thread t becomes its
+ * active run, its id and graph into id[40] and graph[64] (the caller
+ * starts it). With a backend, only a run enqueued here (where its stream
+ * is): another replica's starts there (rest_pending_turns). 1 when one did.
+ */
+static int move_queue(rest *r, rthread *t, char *id, char *graph)
+{
+    rrun *run = next_pending(r, t);
+    if (run == NULL || run->feed == NULL)
+        return 0;
+    run->pending = 0;
+    snprintf(run->status, sizeof run->status, "running");
+    rest_now(run->updated);
+    snprintf(t->active, sizeof t->active, "%s", run->id);
+    snprintf(t->status, sizeof t->status, "busy");
+    snprintf(id, 40, "%s", run->id);
+    snprintf(graph, 64, "%s", run->graph);
+    return 1;
+}
+
+void rest_pending_turns(rest *r)
+{
+    char ids[16][40];
+    size_t n = 0, i;
+    rrun *run;
+    pthread_mutex_lock(&r->lock);
+    for (run = r->runs; run != NULL && n < 16; run = run->next)
+        if (run->feed != NULL && run->pending && !ap_server_feed_closed(run->feed, NULL))
+            memcpy(ids[n++], run->id, sizeof ids[0]);
+    pthread_mutex_unlock(&r->lock);
+    for (i = 0; i < n; i++) {
+        char thr[REST_MAX_ID + 1] = "", id[40] = "", graph[64] = "";
+        rthread *t;
+        pthread_mutex_lock(&r->lock);
+        if ((run = rest_run_find(r, ids[i])) != NULL && run->feed != NULL) { /* (the record as it is now) */
+            if (!run->pending && strcmp(run->status, "pending") != 0 && strcmp(run->status, "running") != 0)
+                ap_server_feed_close(run->feed); /* cancelled elsewhere: its stream here ends */
+            else if (run->pending && (t = rest_thread_find(r, run->thread)) != NULL && t->active[0] == '\0' &&
+                     next_pending(r, t) == run && move_queue(r, t, id, graph))
+                snprintf(thr, sizeof thr, "%s", t->id);
+        }
+        pthread_mutex_unlock(&r->lock);
+        if (thr[0] == '\0')
+            continue;
+        if (r->be->commit(r) != 0)
+            return; /* (nothing starts that is not written) */
+        if (r->hooks.start(r->hooks.user, thr, id, graph, 0, NULL) != 0) {
+            pthread_mutex_lock(&r->lock);
+            if ((t = rest_thread_find(r, thr)) != NULL && (run = rest_run_find(r, id)) != NULL)
+                run_end(t, run, "error", "error");
+            pthread_mutex_unlock(&r->lock);
+        }
+    }
+}
+
+int rest_has_pending(rest *r)
+{
+    rrun *run;
+    int any = 0;
+    pthread_mutex_lock(&r->lock);
+    for (run = r->runs; run != NULL && !any; run = run->next)
+        any = run->feed != NULL && run->pending && !ap_server_feed_closed(run->feed, NULL);
+    pthread_mutex_unlock(&r->lock);
+    return any;
 }
 
 /* The metadata of a messages event: the node and namespace the message came from. */
@@ -274,8 +361,7 @@ static void emit_whole(rrun *run, const char *event, uint32_t sub)
     aps_json_writer_deinit(&w);
 }
 
-/* A string member of raw object `obj` into buf[cap] ("" when absent, not a string or too long). */
-static void member_str(aps_json_raw obj, const char *name, aps_arena *a, char *buf, size_t cap)
+void rest_member_str(aps_json_raw obj, const char *name, aps_arena *a, char *buf, size_t cap)
 {
     aps_json_raw v;
     aps_json_reader rd;
@@ -296,10 +382,10 @@ static void map_message(const rthread *t, rrun *run, aps_json_raw data, const ch
 {
     char event[32], type[32];
     aps_json_raw part;
-    member_str(data, "event", a, event, sizeof event);
+    rest_member_str(data, "event", a, event, sizeof event);
     if (strcmp(event, "message-start") == 0) {
         aps_json_writer w;
-        member_str(data, "id", a, run->msg_id, sizeof run->msg_id);
+        rest_member_str(data, "id", a, run->msg_id, sizeof run->msg_id);
         if (run->msg_id[0] == '\0')
             snprintf(run->msg_id, sizeof run->msg_id, "run-%s", run->id);
         snprintf(run->msg_node, sizeof run->msg_node, "%s", node);
@@ -319,10 +405,10 @@ static void map_message(const rthread *t, rrun *run, aps_json_raw data, const ch
         aps_json_writer_deinit(&w);
     } else if (strcmp(event, "content-block-start") == 0 &&
                aps_json_raw_member(data, "content", 7, a, &part, NULL) == APS_OK) {
-        member_str(part, "type", a, type, sizeof type);
+        rest_member_str(part, "type", a, type, sizeof type);
         if (strcmp(type, "tool_call_chunk") == 0 || strcmp(type, "tool_call") == 0) {
-            member_str(part, "id", a, run->tool_id, sizeof run->tool_id);
-            member_str(part, "name", a, run->tool_name, sizeof run->tool_name);
+            rest_member_str(part, "id", a, run->tool_id, sizeof run->tool_id);
+            rest_member_str(part, "name", a, run->tool_name, sizeof run->tool_name);
             run->tool_len = 0;
             emit_tuple(t, run, "", 0, "", 0, sub);
         }
@@ -331,7 +417,7 @@ static void map_message(const rthread *t, rrun *run, aps_json_raw data, const ch
         aps_json_raw piece;
         aps_json_reader rd;
         aps_slice s;
-        member_str(part, "type", a, type, sizeof type);
+        rest_member_str(part, "type", a, type, sizeof type);
         if (strcmp(type, "text-delta") == 0 && aps_json_raw_member(part, "text", 4, a, &piece, NULL) == APS_OK) {
             aps_json_raw_reader(&rd, piece, a);
             if (aps_json_read_string(&rd, &s, NULL) != APS_OK ||
@@ -379,12 +465,12 @@ static void tool_event(rrun *run, const char *event, aps_json_raw data, aps_aren
                                                              : NULL;
     if (kind == NULL)
         return; /* (tool-output-delta: the reference's tools mode has nothing for it) */
-    member_str(data, "toolCallId", a, id, sizeof id);
+    rest_member_str(data, "toolCallId", a, id, sizeof id);
     if (id[0] == '\0')
-        member_str(data, "tool_call_id", a, id, sizeof id);
-    member_str(data, "toolName", a, name, sizeof name);
+        rest_member_str(data, "tool_call_id", a, id, sizeof id);
+    rest_member_str(data, "toolName", a, name, sizeof name);
     if (name[0] == '\0')
-        member_str(data, "tool_name", a, name, sizeof name);
+        rest_member_str(data, "tool_name", a, name, sizeof name);
     if (strcmp(kind, "on_tool_start") == 0) {
         unsigned k = run->ntools++ % 16;
         snprintf(run->tools[k].id, sizeof run->tools[k].id, "%s", id);
@@ -418,7 +504,7 @@ static void map_tool(const rthread *t, rrun *run, aps_json_raw data, uint32_t su
     char event[32];
     aps_json_raw output;
     aps_json_writer w;
-    member_str(data, "event", a, event, sizeof event);
+    rest_member_str(data, "event", a, event, sizeof event);
     tool_event(run, event, data, a);
     if (strcmp(event, "tool-finished") != 0 || aps_json_raw_member(data, "output", 6, a, &output, NULL) != APS_OK ||
         aps_json_raw_kind(output) != APS_JSON_OBJECT)
@@ -464,9 +550,9 @@ static void map_checkpoint(rthread *t, rrun *run, aps_json_raw data, aps_arena *
     aps_json_writer w;
     aps_json_reader rd;
     int64_t n;
-    member_str(data, "id", a, id, sizeof id);
-    member_str(data, "parent_id", a, parent, sizeof parent);
-    member_str(data, "source", a, source, sizeof source);
+    rest_member_str(data, "id", a, id, sizeof id);
+    rest_member_str(data, "parent_id", a, parent, sizeof parent);
+    rest_member_str(data, "source", a, source, sizeof source);
     if (aps_json_raw_member(data, "step", 4, a, &step, NULL) == APS_OK) {
         aps_json_raw_reader(&rd, step, a);
         if (aps_json_read_int64(&rd, &n, NULL) == APS_OK)
@@ -534,7 +620,7 @@ static void map_interrupt(rthread *t, rrun *run, aps_json_raw data, const char *
     aps_json_writer list, w;
     if (aps_json_raw_member(data, "payload", 7, a, &payload, NULL) != APS_OK)
         payload = (aps_json_raw){ "null", 4 };
-    member_str(data, "interrupt_id", a, id, sizeof id);
+    rest_member_str(data, "interrupt_id", a, id, sizeof id);
     aps_json_writer_init(&list, NULL);
     aps_json_write_array_begin(&list);
     aps_json_write_object_begin(&list);
@@ -561,7 +647,48 @@ static void map_interrupt(rthread *t, rrun *run, aps_json_raw data, const char *
     /* (the run ends when the player pauses: rest_paused) */
 }
 
+/*
+ * Run `run_id` could not record its progress (the records unreachable past
+ * the retries): it ends as an `error` on its classic stream here, its
+ * player stops, and its records say so at the next section that reaches
+ * them (rest_drain_external).
+ */
+static void run_failed(rest *r, const char *thread_id, const char *run_id)
+{
+    rrun *run;
+    int stop = 0;
+    pthread_mutex_lock(&r->lock);
+    for (run = r->runs; run != NULL; run = run->next) /* (this process's copy: no backend read) */
+        if (strcmp(run->id, run_id) == 0 && run->feed != NULL && !ap_server_feed_closed(run->feed, NULL)) {
+            emit_error(run, "the run's records are unreachable (Redis): the run stops");
+            run_end(NULL, run, "error", "error");
+            stop = 1;
+        }
+    if (stop) {
+        size_t k = r->next_ext++ % (sizeof r->ext / sizeof r->ext[0]);
+        r->ext[k].kind = 'f';
+        snprintf(r->ext[k].thread, sizeof r->ext[k].thread, "%s", thread_id);
+        snprintf(r->ext[k].run, sizeof r->ext[k].run, "%s", run_id);
+    }
+    pthread_mutex_unlock(&r->lock);
+    if (stop && r->hooks.cancel != NULL)
+        r->hooks.cancel(r->hooks.user, thread_id);
+}
+
+static void paused(rest *r, const char *thread_id, const char *run_id);
+
 void rest_paused(rest *r, const char *thread_id, const char *run_id)
+{
+    if (rest_begin(r, 1) != 0) {
+        run_failed(r, thread_id, run_id);
+        return;
+    }
+    paused(r, thread_id, run_id);
+    if (rest_end(r) != 0)
+        run_failed(r, thread_id, run_id);
+}
+
+static void paused(rest *r, const char *thread_id, const char *run_id)
 {
     rthread *t;
     rrun *run;
@@ -579,7 +706,20 @@ static void sub_event(char *buf, size_t cap, const char *mode, const char *ns)
     snprintf(buf, cap, "%s|%s", mode, ns);
 }
 
+static void event(rest *r, const char *thread_id, const char *run_id, const char *json, size_t len);
+
 void rest_event(rest *r, const char *thread_id, const char *run_id, const char *json, size_t len)
+{
+    if (rest_begin(r, 1) != 0) {
+        run_failed(r, thread_id, run_id);
+        return;
+    }
+    event(r, thread_id, run_id, json, len);
+    if (rest_end(r) != 0)
+        run_failed(r, thread_id, run_id);
+}
+
+static void event(rest *r, const char *thread_id, const char *run_id, const char *json, size_t len)
 {
     aps_arena a;
     aps_json_raw root = { json, len }, params, data, nsraw;
@@ -591,7 +731,7 @@ void rest_event(rest *r, const char *thread_id, const char *run_id, const char *
     size_t i;
     int start_next = 0;
     aps_arena_init(&a, NULL);
-    member_str(root, "method", &a, method, sizeof method);
+    rest_member_str(root, "method", &a, method, sizeof method);
     if (aps_json_raw_member(root, "params", 6, &a, &params, NULL) != APS_OK ||
         aps_json_raw_member(params, "namespace", 9, &a, &nsraw, NULL) != APS_OK ||
         aa_store_namespace_decode(nsraw.ptr, nsraw.len, &a, &ns, NULL) != APS_OK) {
@@ -600,7 +740,7 @@ void rest_event(rest *r, const char *thread_id, const char *run_id, const char *
     }
     if (aps_json_raw_member(params, "data", 4, &a, &data, NULL) != APS_OK)
         data = (aps_json_raw){ "null", 4 };
-    member_str(params, "node", &a, node, sizeof node);
+    rest_member_str(params, "node", &a, node, sizeof node);
     for (i = 0; i < ns.count; i++) {
         size_t used = strlen(nsj);
         snprintf(nsj + used, sizeof nsj - used, "%s%.*s", i > 0 ? "|" : "", (int)ns.items[i].len, ns.items[i].ptr);
@@ -617,9 +757,14 @@ void rest_event(rest *r, const char *thread_id, const char *run_id, const char *
     t = rest_thread_find(r, thread_id);
     run = t != NULL && t->active[0] != '\0' ? rest_run_find(r, t->active) : NULL;
     if (run == NULL || strcmp(run->id, run_id) != 0) {
+        /* not the thread's run any more (cancelled, interrupted: maybe by another replica, whose
+         * record says so): its classic stream here ends */
+        if ((run = rest_run_find(r, run_id)) != NULL && run->feed != NULL && strcmp(run->status, "running") != 0 &&
+            strcmp(run->status, "pending") != 0)
+            ap_server_feed_close(run->feed);
         pthread_mutex_unlock(&r->lock);
         aps_arena_deinit(&a);
-        return; /* not the thread's run any more (cancelled, interrupted) */
+        return;
     }
     if (strcmp(method, "values") == 0) {
         aps_json_writer w;
@@ -667,24 +812,17 @@ void rest_event(rest *r, const char *thread_id, const char *run_id, const char *
         map_interrupt(t, run, data, node, &a);
     } else if (strcmp(method, "lifecycle") == 0 && ns.count == 0) {
         char event[32], graph[64];
-        member_str(data, "event", &a, event, sizeof event);
-        member_str(data, "graph_name", &a, graph, sizeof graph);
+        rest_member_str(data, "event", &a, event, sizeof event);
+        rest_member_str(data, "graph_name", &a, graph, sizeof graph);
         if (graph[0] != '\0')
             snprintf(t->graph, sizeof t->graph, "%s", graph);
         if (strcmp(event, "completed") == 0) {
             run_end(t, run, "success", "idle");
             start_next = 1;
         } else if (strcmp(event, "failed") == 0) {
-            aps_json_writer w;
             char why[256];
-            member_str(data, "error", &a, why, sizeof why);
-            aps_json_writer_init(&w, NULL);
-            aps_json_write_object_begin(&w);
-            write_str(&w, "error", "RunError");
-            write_str(&w, "message", why[0] ? why : "the run failed");
-            aps_json_write_object_end(&w);
-            emit(run, "error", &w, 0);
-            aps_json_writer_deinit(&w);
+            rest_member_str(data, "error", &a, why, sizeof why);
+            emit_error(run, why[0] ? why : "the run failed");
             run_end(t, run, "error", "error");
             start_next = 1;
         } else if (strcmp(event, "interrupted") == 0 && t->interrupts == NULL) {
@@ -692,15 +830,8 @@ void rest_event(rest *r, const char *thread_id, const char *run_id, const char *
             run_end(t, run, "interrupted", "idle");
         }
     }
-    if (start_next && (run = next_pending(r, t)) != NULL) {
-        /* the queue moves on: the oldest enqueued run of the thread */
-        run->pending = 0;
-        snprintf(run->status, sizeof run->status, "running");
-        snprintf(t->active, sizeof t->active, "%s", run->id);
-        snprintf(t->status, sizeof t->status, "busy");
-        snprintf(start_id, sizeof start_id, "%s", run->id);
-        snprintf(start_graph, sizeof start_graph, "%s", run->graph);
-    }
+    if (start_next)
+        (void)move_queue(r, t, start_id, start_graph);
     pthread_mutex_unlock(&r->lock);
     aps_arena_deinit(&a);
     if (start_id[0] != '\0' && r->hooks.start(r->hooks.user, thread_id, start_id, start_graph, 0, NULL) != 0) {
@@ -725,7 +856,7 @@ static void forget_oldest_run(rest *r)
     if (oldest != NULL) {
         rthread *t = rest_thread_find(r, oldest->thread);
         if (t == NULL || strcmp(t->active, oldest->id) != 0) /* (a run paused on input stays) */
-            rest_run_remove(r, oldest);
+            rest_run_drop(r, oldest); /* (a backend keeps its record) */
     }
 }
 
@@ -744,7 +875,8 @@ static rrun *run_add(rest *r, rthread *t, const char *assistant, const char *mul
     rest_now(run->created);
     strcpy(run->updated, run->created);
     run->modes = modes;
-    run->order = ++r->order;
+    run->order = rest_next_order(r);
+    run->touched = 1;
     if ((run->feed = ap_server_feed_new(r->srv)) == NULL) {
         free(run);
         return NULL;
@@ -764,7 +896,55 @@ static rrun *run_add(rest *r, rthread *t, const char *assistant, const char *mul
     return run;
 }
 
+static void external_run(rest *r, const char *thread_id, const char *run_id);
+
 void rest_external_run(rest *r, const char *thread_id, const char *run_id)
+{
+    if (r->be != NULL) {
+        /* (called under serve's lock, which a section may wait for: the next section records it) */
+        size_t k;
+        pthread_mutex_lock(&r->lock);
+        k = r->next_ext++ % (sizeof r->ext / sizeof r->ext[0]);
+        r->ext[k].kind = 'x';
+        snprintf(r->ext[k].thread, sizeof r->ext[k].thread, "%s", thread_id);
+        snprintf(r->ext[k].run, sizeof r->ext[k].run, "%s", run_id);
+        pthread_mutex_unlock(&r->lock);
+        return;
+    }
+    external_run(r, thread_id, run_id);
+}
+
+void rest_drain_external(rest *r)
+{
+    size_t i, n = sizeof r->ext / sizeof r->ext[0];
+    for (i = 0; i < n; i++) {
+        char kind, thread[REST_MAX_ID + 1], run_id[64];
+        rthread *t;
+        rrun *run;
+        pthread_mutex_lock(&r->lock);
+        kind = r->ext[i].kind;
+        r->ext[i].kind = '\0';
+        memcpy(thread, r->ext[i].thread, sizeof thread);
+        memcpy(run_id, r->ext[i].run, sizeof run_id);
+        if (kind == 'f' && (run = rest_run_find(r, run_id)) != NULL) {
+            /* a run that failed while its records were unreachable: they say so now */
+            if (strcmp(run->status, "running") == 0 || strcmp(run->status, "pending") == 0) {
+                strcpy(run->status, "error");
+                rest_now(run->updated);
+            }
+            if ((t = rest_thread_find(r, thread)) != NULL && strcmp(t->active, run_id) == 0) {
+                t->active[0] = '\0';
+                strcpy(t->status, "error");
+                rest_now(t->updated);
+            }
+        }
+        pthread_mutex_unlock(&r->lock);
+        if (kind == 'x')
+            external_run(r, thread, run_id);
+    }
+}
+
+static void external_run(rest *r, const char *thread_id, const char *run_id)
 {
     rthread *t;
     rrun *run;
@@ -1097,20 +1277,18 @@ static void run_create(rest *r, const char *thread_id, run_kind kind, const ap_s
             aps_json_writer_deinit(&w);
         }
         pthread_mutex_unlock(&r->lock);
+        if (r->be != NULL && r->be->commit(r) != 0) {
+            /* the records could not be written: nothing starts, nothing is left (rest_end forgets the run) */
+            rest_reply_unavailable(reply);
+            return;
+        }
         if (cancel_thread[0] != '\0' && r->hooks.cancel != NULL)
             r->hooks.cancel(r->hooks.user, cancel_thread);
         if (start && r->hooks.start(r->hooks.user, thr, rid, r->graphs[g], resume, resume_arg) != 0) {
             /* nothing half done: the run fails as a whole, and says so */
             pthread_mutex_lock(&r->lock);
             if ((t = rest_thread_find(r, thr)) != NULL && (run = rest_run_find(r, rid)) != NULL) {
-                aps_json_writer w;
-                aps_json_writer_init(&w, NULL);
-                aps_json_write_object_begin(&w);
-                write_str(&w, "error", "RunError");
-                write_str(&w, "message", "the run could not start");
-                aps_json_write_object_end(&w);
-                emit(run, "error", &w, 0);
-                aps_json_writer_deinit(&w);
+                emit_error(run, "the run could not start");
                 run_end(t, run, "error", "error");
             }
             pthread_mutex_unlock(&r->lock);
@@ -1243,6 +1421,8 @@ void rest_thread_runs(rest *r, const char *thread, const char *const *seg, const
             rest_error(reply, 404, NULL, "no thread %s", thread);
             return;
         }
+        if (r->be != NULL)
+            r->be->load_runs(r, want_thread[0] != '\0' ? want_thread : NULL);
         aps_json_writer_init(&w, NULL);
         aps_json_write_array_begin(&w);
         while (listed < limit) {
@@ -1282,6 +1462,31 @@ void rest_thread_runs(rest *r, const char *thread, const char *const *seg, const
         return;
     }
     t = rest_thread_find(r, run->thread);
+    if (n == 2 && get && run->feed == NULL &&
+        (seg_eq(seg[1], len[1], "join") || seg_eq(seg[1], len[1], "wait") || seg_eq(seg[1], len[1], "stream"))) {
+        /* a run another replica plays (with --redis): its classic stream is there */
+        int ended = strcmp(run->status, "running") != 0 && strcmp(run->status, "pending") != 0;
+        int stream = seg_eq(seg[1], len[1], "stream");
+        char token[48];
+        ap_server_feed *watched = NULL;
+        snprintf(token, sizeof token, "join:%s", run->id);
+        pthread_mutex_unlock(&r->lock);
+        if (ended && !stream) {
+            rest_runs_finish_wait(r, token, reply); /* it ended: its answer is in the records */
+        } else if (!stream && r->be != NULL && (watched = r->be->watch(r, rid)) != NULL) {
+            /* a long poll here, answered from the records once the run ends there */
+            reply->feed = watched;
+            reply->feed_wait = 1;
+            reply->status = 200;
+            snprintf(reply->token, sizeof reply->token, "%s", token);
+        } else {
+            rest_error(reply, 409, NULL,
+                       "run %s %s on another replica: its classic stream is there (join it there, or poll "
+                       "GET /threads/%s/runs/%s)",
+                       rid, ended ? "was streamed" : "plays", run->thread, rid);
+        }
+        return;
+    }
     if (n == 1 && get) {
         aps_json_writer w;
         aps_json_writer_init(&w, NULL);
@@ -1351,15 +1556,8 @@ void rest_thread_runs(rest *r, const char *thread, const char *const *seg, const
         }
         if (strcmp(action, "rollback") == 0)
             rest_run_remove(r, run);
-        if (was_active && t != NULL && (next = next_pending(r, t)) != NULL) {
-            /* the queue moves on, as when a run ends */
-            next->pending = 0;
-            snprintf(next->status, sizeof next->status, "running");
-            snprintf(t->active, sizeof t->active, "%s", next->id);
-            snprintf(t->status, sizeof t->status, "busy");
-            snprintf(next_id, sizeof next_id, "%s", next->id);
-            snprintf(next_graph, sizeof next_graph, "%s", next->graph);
-        }
+        if (was_active && t != NULL)
+            (void)move_queue(r, t, next_id, next_graph); /* as when a run ends */
         pthread_mutex_unlock(&r->lock);
         if (was_active && r->hooks.cancel != NULL)
             r->hooks.cancel(r->hooks.user, thr);

@@ -3,7 +3,8 @@
  * their states, runs, store items; the assistants are the scripts'
  * graphs), and the routes of threads, assistants and the store
  * (docs/rest.md). Every record is reached through the functions of
- * rest_internal.h, so that a store on Redis can take this one's place.
+ * rest_internal.h, which read it through a backend (rest_redis.c) when
+ * there is one.
  */
 #include "rest_internal.h"
 
@@ -193,6 +194,8 @@ static void write_str(aps_json_writer *w, const char *key, const char *v)
 rthread *rest_thread_find(rest *r, const char *id)
 {
     rthread *t;
+    if (r->be != NULL)
+        r->be->load_thread(r, id);
     for (t = r->threads; t != NULL; t = t->next)
         if (strcmp(t->id, id) == 0)
             return t;
@@ -213,17 +216,38 @@ rthread *rest_thread_add(rest *r, const char *id, const char *metadata, size_t l
         free(t);
         return NULL;
     }
-    t->order = ++r->order;
+    t->order = rest_next_order(r);
+    t->touched = 1;
     t->next = r->threads;
     r->threads = t;
     return t;
 }
 
+uint64_t rest_next_order(rest *r)
+{
+    return r->be != NULL ? r->be->next_order(r) : ++r->order;
+}
+
+void rest_thread_free(rthread *t)
+{
+    size_t i;
+    for (i = 0; i < t->nhist; i++)
+        free(t->hist[i].values);
+    free(t->metadata);
+    free(t->values);
+    free(t->interrupts);
+    free(t->saved);
+    free(t);
+}
+
 void rest_thread_remove(rest *r, rthread *t)
 {
     rthread **p;
-    size_t i;
     rrun *run, *next;
+    if (r->be != NULL) {
+        r->be->load_runs(r, t->id); /* (so that their deletion is written too) */
+        r->be->forget(r, 't', t->id, NULL);
+    }
     for (p = &r->threads; *p != NULL; p = &(*p)->next)
         if (*p == t) {
             *p = t->next;
@@ -234,12 +258,7 @@ void rest_thread_remove(rest *r, rthread *t)
         if (strcmp(run->thread, t->id) == 0)
             rest_run_remove(r, run);
     }
-    for (i = 0; i < t->nhist; i++)
-        free(t->hist[i].values);
-    free(t->metadata);
-    free(t->values);
-    free(t->interrupts);
-    free(t);
+    rest_thread_free(t);
 }
 
 void rest_thread_json(const rthread *t, aps_json_writer *w)
@@ -282,6 +301,7 @@ void rest_thread_push_state(rest *r, rthread *t, const char *values, size_t len)
         t->nhist--;
     }
     s = &t->hist[t->nhist++];
+    t->pushed++;
     memset(s, 0, sizeof *s);
     s->values = copy;
     strcpy(s->parent, t->nhist > 1 ? t->hist[t->nhist - 2].checkpoint : "");
@@ -368,6 +388,8 @@ void rest_state_json(const rthread *t, const rstate *s, aps_json_writer *w)
 rrun *rest_run_find(rest *r, const char *id)
 {
     rrun *run;
+    if (r->be != NULL)
+        r->be->load_run(r, id);
     for (run = r->runs; run != NULL; run = run->next)
         if (strcmp(run->id, id) == 0)
             return run;
@@ -375,6 +397,13 @@ rrun *rest_run_find(rest *r, const char *id)
 }
 
 void rest_run_remove(rest *r, rrun *run)
+{
+    if (r->be != NULL)
+        r->be->forget(r, 'r', run->id, run->thread);
+    rest_run_drop(r, run);
+}
+
+void rest_run_drop(rest *r, rrun *run)
 {
     rrun **p;
     for (p = &r->runs; *p != NULL; p = &(*p)->next)
@@ -393,6 +422,7 @@ void rest_run_remove(rest *r, rrun *run)
     free(run->msg_ns);
     free(run->text);
     free(run->tool_args);
+    free(run->saved);
     free(run);
 }
 
@@ -684,6 +714,8 @@ void rest_threads_search(rest *r, const ap_server_request *req, int count, aps_a
     if (q.has_status)
         snprintf(status, sizeof status, "%s", aa_thread_status_name(q.status));
     pthread_mutex_lock(&r->lock);
+    if (r->be != NULL)
+        r->be->load_threads(r);
     for (t = r->threads; t != NULL; t = t->next) {
         if (!matches(t->metadata, meta.ptr, meta.len) || (values.len > 2 && !matches(t->values, values.ptr, values.len)) ||
             (status[0] != '\0' && strcmp(status, t->status) != 0))
@@ -1002,7 +1034,7 @@ void rest_thread_history(rest *r, const char *id, const ap_server_request *req, 
 
 /* ---- the store ------------------------------------------------------------------------------- */
 
-static void item_free(ritem *it)
+void rest_item_free(ritem *it)
 {
     size_t i;
     for (i = 0; i < it->nlabels; i++)
@@ -1010,7 +1042,25 @@ static void item_free(ritem *it)
     free(it->labels);
     free(it->key);
     free(it->value);
+    free(it->saved);
     free(it);
+}
+
+char *rest_item_name(const ritem *it)
+{
+    aps_json_writer w;
+    size_t i;
+    char *name = NULL;
+    aps_json_writer_init(&w, NULL);
+    aps_json_write_array_begin(&w);
+    for (i = 0; i < it->nlabels; i++)
+        aps_json_write_string(&w, it->labels[i], strlen(it->labels[i]));
+    aps_json_write_string(&w, it->key, strlen(it->key));
+    aps_json_write_array_end(&w);
+    if (aps_json_writer_status(&w) == APS_OK)
+        name = rest_strndup(aps_json_writer_data(&w), aps_json_writer_len(&w));
+    aps_json_writer_deinit(&w);
+    return name;
 }
 
 static int labels_equal(const ritem *it, const aps_slice *labels, size_t n)
@@ -1027,6 +1077,8 @@ static int labels_equal(const ritem *it, const aps_slice *labels, size_t n)
 static ritem *item_find(rest *r, const aps_slice *labels, size_t n, aps_slice key)
 {
     ritem *it;
+    if (r->be != NULL)
+        r->be->load_items(r, labels, n, &key);
     for (it = r->items; it != NULL; it = it->next)
         if (labels_equal(it, labels, n) && strlen(it->key) == key.len && memcmp(it->key, key.ptr, key.len) == 0)
             return it;
@@ -1103,11 +1155,13 @@ void rest_store_put(rest *r, const ap_server_request *req, aps_arena *a, ap_serv
         for (i = 0; ok && i < q.namespace_.count; i++, it->nlabels++)
             ok = (it->labels[i] = rest_strndup(q.namespace_.items[i].ptr, q.namespace_.items[i].len)) != NULL;
         if (!ok) {
-            item_free(it); /* nothing half done */
+            rest_item_free(it); /* nothing half done */
             rest_error(reply, 500, NULL, "no memory for the item");
         } else {
             rest_now(it->created);
             strcpy(it->updated, it->created);
+            it->order = rest_next_order(r);
+            it->touched = 1;
             it->next = r->items;
             r->items = it;
             rest_reply_raw(reply, 204, "", 0);
@@ -1170,12 +1224,20 @@ void rest_store_delete(rest *r, const ap_server_request *req, aps_arena *a, ap_s
     if (rest_decode(req, &aa_store_delete_request_type, a, &q, reply) != 0)
         return;
     pthread_mutex_lock(&r->lock);
+    if (r->be != NULL)
+        r->be->load_items(r, q.namespace_.items, q.namespace_.count, &q.key);
     for (p = &r->items; *p != NULL; p = &(*p)->next)
         if (labels_equal(*p, q.namespace_.items, q.namespace_.count) && strlen((*p)->key) == q.key.len &&
             memcmp((*p)->key, q.key.ptr, q.key.len) == 0) {
             ritem *gone = *p;
             *p = gone->next;
-            item_free(gone);
+            if (r->be != NULL) {
+                char *name = rest_item_name(gone);
+                if (name != NULL)
+                    r->be->forget(r, 'i', name, NULL);
+                free(name);
+            }
+            rest_item_free(gone);
             break;
         }
     pthread_mutex_unlock(&r->lock);
@@ -1212,6 +1274,8 @@ void rest_store_search(rest *r, const ap_server_request *req, aps_arena *a, ap_s
     aps_json_write_key(&w, "items", 5);
     aps_json_write_array_begin(&w);
     pthread_mutex_lock(&r->lock);
+    if (r->be != NULL)
+        r->be->load_items(r, NULL, 0, NULL);
     for (it = r->items; it != NULL && listed < limit; it = it->next) {
         if (q.has_namespace_prefix && !q.namespace_prefix_is_null &&
             !has_prefix(it, q.namespace_prefix.items, q.namespace_prefix.count))
@@ -1257,6 +1321,8 @@ void rest_store_namespaces(rest *r, const ap_server_request *req, aps_arena *a, 
     aps_json_write_key(&w, "namespaces", 10);
     aps_json_write_array_begin(&w);
     pthread_mutex_lock(&r->lock);
+    if (r->be != NULL)
+        r->be->load_items(r, NULL, 0, NULL);
     for (it = r->items; it != NULL && listed < limit; it = it->next) {
         size_t depth = it->nlabels, k;
         char *text;

@@ -21,7 +21,9 @@
  * With --redis URL every thread's log is on Redis Streams (the run name is
  * the thread id, keys under "apstream:"), so that several serve processes
  * on one Redis are replicas: any of them answers any subscription, resume
- * and state request, and a thread's seqs continue across restarts.
+ * and state request, and a thread's seqs continue across restarts; the
+ * REST records (threads, runs, assistants' runs, store items) live there
+ * too (rest_redis.c), so a thread made on one replica runs on another.
  *
  * GET /inspect answers the page of `apstream report` in live mode
  * (report.html): read-only, see "/inspect" below and docs/apstream.md.
@@ -1021,8 +1023,9 @@ static const char serve_usage_text[] =
     "  --script FILE        a capture (JSONL or SSE) each run.start plays, the scripts in turn\n"
     "  --pace P             realtime: the capture's own gaps (at most 5 s each, the default);\n"
     "                       MS: that many milliseconds between events; 0: as fast as possible\n"
-    "  --redis URL          keep every thread's log on Redis (redis://HOST[:PORT][/DB]): serve\n"
-    "                       processes on one Redis are replicas, each answering every thread\n"
+    "  --redis URL          keep every thread's log and the REST records (threads, runs,\n"
+    "                       items) on Redis (redis://HOST[:PORT][/DB]): serve processes on\n"
+    "                       one Redis are replicas, each answering every thread\n"
     "  --api-key KEY        require it as x-api-key or Authorization: Bearer\n"
     "  --cors ORIGINS       comma-separated origins allowed to call from a browser (* any)\n"
     "  --drop-after N       close an event stream after N events past the furthest an earlier\n"
@@ -1147,6 +1150,17 @@ int apstream_serve(int argc, char **argv)
             return 2;
         }
         opt.api = serve_api;
+#ifdef APSTREAM_HAVE_REDIS
+        if (sv.redis != NULL) {
+            /* the REST records too: threads, runs and items shared by the replicas (docs/rest.md) */
+            char why[300];
+            if (rest_use_redis(sv.rest, sv.redis, "apstream:", why, sizeof why) != 0) {
+                fprintf(stderr, "apstream: error: --redis: %s\n", why);
+                rest_free(sv.rest);
+                return 2;
+            }
+        }
+#endif
     }
     opt.nroutes = sizeof inspect_routes / sizeof *inspect_routes;
     if ((sv.page = apstream_page_live(&sv.page_len)) == NULL) {

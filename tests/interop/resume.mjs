@@ -17,6 +17,7 @@
 // With --redis, redis-server is started on a free port; without it
 // installed the test is skipped (exit 77), unless CDDLGEN_REQUIRE_OPTIONAL=1.
 import { spawnSync } from "node:child_process";
+import { classic } from "./classic_values.mjs";
 import { skip, startProcess, startRedis } from "./process.mjs";
 
 const [apstream, ...rest] = process.argv.slice(2);
@@ -133,7 +134,8 @@ async function main(script) {
   check(unknown.events.length === n, `an unknown Last-Event-ID: ${unknown.events.length} events, not ${n}`);
 
   // (the state where the run stopped: a run stopped at an interrupt has not played its later values)
-  const lastValues = all.filter((e) => e.method === "values" && e.params.namespace.length === 0).pop()?.params.data;
+  // (GET /state is the classic API's: its messages in the classic form)
+  const lastValues = classic(all.filter((e) => e.method === "values" && e.params.namespace.length === 0).pop()?.params.data);
   if (lastValues !== undefined) {
     const state = await (await fetch(`${reader}/threads/t1/state`)).json();
     check(JSON.stringify(state.values) === JSON.stringify(lastValues), `GET /state: ${JSON.stringify(state).slice(0, 200)}`);

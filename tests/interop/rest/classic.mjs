@@ -15,6 +15,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { classic } from "../classic_values.mjs";
 import { startProcess, withTimeout } from "../process.mjs";
 
 const args = process.argv.slice(2);
@@ -43,29 +44,6 @@ const same = (a, b) => JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b
 // REST_TRACE=1: each part's name as it starts (where a hang is)
 const step = (name) => { if (process.env.REST_TRACE === "1") console.log(`-- ${name}`); };
 
-// A state's values as the classic API shows them (docs/rest.md, "Messages"):
-// text content blocks as one string (tool-call blocks dropped, with
-// output_version), and LangChain's always-present members added.
-function classic(values) {
-  if (values === null || typeof values !== "object" || !Array.isArray(values.messages)) return values;
-  const message = (m) => {
-    if (m === null || typeof m !== "object" || Array.isArray(m)) return m;
-    const out = { ...m };
-    const blocks = Array.isArray(m.content) ? m.content : null;
-    if (blocks && blocks.every((b) => ["text", "tool_call", "tool_call_chunk"].includes(b?.type))) {
-      out.content = blocks.filter((b) => b.type === "text").map((b) => b.text).join("");
-      if (out.response_metadata && typeof out.response_metadata === "object") {
-        const { output_version: _, ...rest } = out.response_metadata;
-        out.response_metadata = rest;
-      }
-    }
-    out.additional_kwargs ??= {};
-    out.response_metadata ??= {};
-    if (m.type === "ai") { out.tool_calls ??= []; out.invalid_tool_calls ??= []; }
-    return out;
-  };
-  return { ...values, messages: values.messages.map(message) };
-}
 function sortKeys(v) {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (v === null || typeof v !== "object") return v;

@@ -67,6 +67,14 @@ ast_type *ast_new_range(cddl_parser *p, ast_type *lo, ast_type *hi, int inclusiv
     return t;
 }
 
+ast_type *ast_new_paren(cddl_parser *p, ast_type *inner, src_loc loc)
+{
+    static const cddl_occur_tok once = { 0, 1, 1, { NULL, 0 } };
+    ast_grpchoice *c = ast_new_grpchoice(p, loc);
+    ast_grpchoice_push(p, c, ast_new_entry(p, &once, AST_KEY_NONE, 0, NULL, NULL, inner, loc), loc);
+    return ast_new_group_type(p, AST_T_PAREN, ast_new_group(p, c, loc), loc);
+}
+
 ast_type *ast_new_control(cddl_parser *p, ast_type *target, ast_str op, src_loc op_loc,
                           ast_type *arg, src_loc loc)
 {

@@ -19,6 +19,8 @@ ast_type *ast_new_any(cddl_parser *p, src_loc loc);
 ast_type *ast_new_range(cddl_parser *p, ast_type *lo, ast_type *hi, int inclusive, src_loc loc);
 ast_type *ast_new_control(cddl_parser *p, ast_type *target, ast_str op, src_loc op_loc,
                           ast_type *arg, src_loc loc);
+/* `( inner )`: a parenthesized type, as the parser builds one (one keyless entry). */
+ast_type *ast_new_paren(cddl_parser *p, ast_type *inner, src_loc loc);
 /* A choice of one item is that item. */
 ast_type *ast_new_choice(cddl_parser *p, ast_type_list items, src_loc loc);
 void ast_list_push(cddl_parser *p, ast_type_list *list, ast_type *t);

@@ -209,7 +209,8 @@ type1
 controlled
     : type2 CTLOP type2         { $$ = ast_new_control(p, $1, $2, @2, $3, @$); }
     | controlled CTLOP type2
-        { $$ = ast_new_control(p, $1, $2, @2, $3, @$);
+        { /* as if the first were parenthesized, which is how print writes it */
+          $$ = ast_new_control(p, ast_new_paren(p, $1, @1), $2, @2, $3, @$);
           diag_report(p->ctx->diag, DIAG_WARNING, DIAG_W_LOOSE, @2, "a second control operator on one type: "
                       "not RFC 8610 CDDL but zcbor's, read as applied to the controlled type before it"); }
     ;

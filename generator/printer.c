@@ -136,12 +136,7 @@ static void print_type(FILE *out, const ast_type *t, int indent)
         print_type(out, t->u.range.hi, indent);
         break;
     case AST_T_CONTROL:
-        /* a chained control (zcbor's `a .size 5 .cbor b`) prints as RFC 8610 writes it: `(a .size 5) .cbor b` */
-        if (t->u.control.target->kind == AST_T_CONTROL)
-            fputc('(', out);
         print_type(out, t->u.control.target, indent);
-        if (t->u.control.target->kind == AST_T_CONTROL)
-            fputc(')', out);
         fputs(" .", out);
         print_str(out, t->u.control.op);
         fputc(' ', out);

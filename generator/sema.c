@@ -594,6 +594,8 @@ static void check_type(sema *s, ast_type *t, position pos)
                 /* `(cat: 1)` where a type belongs: zcbor's labelled value */
                 zcbor_warning(s, t->loc, "a labelled value in parentheses (the label is dropped)");
                 t->u.group->choices[0]->entries[0]->key_kind = AST_KEY_NONE;
+                t->u.group->choices[0]->entries[0]->bareword.ptr = NULL;
+                t->u.group->choices[0]->entries[0]->bareword.len = 0;
                 check_type(s, t, pos);
             } else {
                 ERROR(s, t->loc, "a group cannot be used where a type is expected");
@@ -739,6 +741,8 @@ static void check_entry(sema *s, ast_entry *e, position pos)
         /* `Label: (1 => uuid)`: a group cannot be a member's value, so the name is zcbor's label */
         zcbor_warning(s, e->loc, "a label on a group (the label is dropped)");
         e->key_kind = AST_KEY_NONE;
+        e->bareword.ptr = NULL;
+        e->bareword.len = 0;
     }
     if (e->key_kind == AST_KEY_TYPE)
         check_type(s, e->key, POS_TYPE);

@@ -73,7 +73,9 @@ static void state(const char *p, size_t n)
         same_text(text, rest_state_record(&again));
     }
     free(s.values);
+    free(s.metadata);
     free(again.values);
+    free(again.metadata);
 }
 
 static void run_free(rrun *run)

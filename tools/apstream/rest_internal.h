@@ -39,6 +39,7 @@ enum {
 /* A state of a thread: the root values after a step. */
 typedef struct rstate {
     char *values;
+    char *metadata;           /* JSON object: its source and step, and the run that made it; NULL: none kept */
     char checkpoint[40];
     char parent[40];
     char created[32];
@@ -245,7 +246,7 @@ void rest_thread_remove(rest *r, rthread *t);
 /* Writes the Thread JSON of t. */
 void rest_thread_json(const rthread *t, aps_json_writer *w);
 /* Keeps `values` (JSON) as the thread's newest state. */
-void rest_thread_push_state(rest *r, rthread *t, const char *values, size_t len);
+void rest_thread_push_state(rest *r, rthread *t, const char *values, size_t len, const rrun *run);
 /* Writes the ThreadState JSON of t's state `s` (NULL: its newest). */
 void rest_state_json(const rthread *t, const rstate *s, aps_json_writer *w);
 

@@ -72,6 +72,8 @@ char *rest_state_record(const rstate *s)
     aps_json_writer_init(&w, NULL);
     aps_json_write_object_begin(&w);
     put_raw(&w, "values", s->values);
+    if (s->metadata != NULL)
+        put_raw(&w, "metadata", s->metadata);
     put_str(&w, "checkpoint", s->checkpoint);
     put_str(&w, "parent", s->parent);
     put_str(&w, "created", s->created);
@@ -259,6 +261,7 @@ aps_status rest_state_read(const char *text, size_t len, rstate *s, aps_error *e
     if (start(&rd, text, len, err) != 0)
         return finish(&rd);
     json_member(&rd, "values", &s->values, 0);
+    json_member(&rd, "metadata", &s->metadata, 1);
     text_member(&rd, "checkpoint", s->checkpoint, sizeof s->checkpoint, 0);
     text_member(&rd, "parent", s->parent, sizeof s->parent, 0);
     text_member(&rd, "created", s->created, sizeof s->created, 0);

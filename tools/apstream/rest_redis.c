@@ -202,6 +202,7 @@ static void load_thread(rest *r, const char *id)
         memset(st, 0, sizeof *st);
         if (rest_state_read(hist->element[i]->str, hist->element[i]->len, st, &err) != APS_OK) {
             free(st->values);
+            free(st->metadata);
             unreadable(s, "state", id, &err);
             break;
         }

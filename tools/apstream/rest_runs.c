@@ -773,7 +773,7 @@ static void event(rest *r, const char *thread_id, const char *run_id, const char
         if (aps_json_writer_status(&w) == APS_OK) {
             aps_json_raw classic = { aps_json_writer_data(&w), aps_json_writer_len(&w) };
             if (ns.count == 0) {
-                rest_thread_push_state(r, t, classic.ptr, classic.len);
+                rest_thread_push_state(r, t, classic.ptr, classic.len, run);
                 emit_raw(run, "values", classic, M_VALUES);
             } else {
                 sub_event(name, sizeof name, "values", nsj);

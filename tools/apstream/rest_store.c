@@ -231,8 +231,10 @@ uint64_t rest_next_order(rest *r)
 void rest_thread_free(rthread *t)
 {
     size_t i;
-    for (i = 0; i < t->nhist; i++)
+    for (i = 0; i < t->nhist; i++) {
         free(t->hist[i].values);
+        free(t->hist[i].metadata);
+    }
     free(t->metadata);
     free(t->values);
     free(t->interrupts);
@@ -286,17 +288,60 @@ void rest_thread_json(const rthread *t, aps_json_writer *w)
     aps_json_write_object_end(w);
 }
 
-void rest_thread_push_state(rest *r, rthread *t, const char *values, size_t len)
+/*
+ * A state's metadata as the reference's checkpointer keeps it: its source,
+ * step and parents, and, for a state a run made, that run's metadata (the
+ * thread's, `created_by`, the request's) and ids. NULL out of memory.
+ */
+static char *state_metadata(const rthread *t, const rrun *run)
+{
+    aps_json_writer w;
+    char *text;
+    aps_json_writer_init(&w, NULL);
+    aps_json_write_object_begin(&w);
+    write_str(&w, "source", "loop");
+    aps_json_write_key(&w, "step", 4);
+    aps_json_write_int64(&w, t->step);
+    aps_json_write_key(&w, "parents", 7);
+    aps_json_write_object_begin(&w);
+    aps_json_write_object_end(&w);
+    aps_json_write_object_end(&w);
+    text = aps_json_writer_status(&w) == APS_OK ? rest_strndup(aps_json_writer_data(&w), aps_json_writer_len(&w)) : NULL;
+    aps_json_writer_reset(&w);
+    aps_json_write_object_begin(&w);
+    write_str(&w, "thread_id", t->id);
+    if (run != NULL) {
+        write_str(&w, "run_id", run->id);
+        write_str(&w, "graph_id", run->graph);
+        write_str(&w, "assistant_id", run->assistant);
+        aps_json_write_key(&w, "run_attempt", 11);
+        aps_json_write_int64(&w, 1);
+    }
+    aps_json_write_object_end(&w);
+    if (text != NULL && ((run != NULL && run->metadata != NULL &&
+                          rest_merge_object(&text, (aps_json_raw){ run->metadata, strlen(run->metadata) }) != 0) ||
+                         aps_json_writer_status(&w) != APS_OK ||
+                         rest_merge_object(&text, (aps_json_raw){ aps_json_writer_data(&w), aps_json_writer_len(&w) }) != 0)) {
+        free(text);
+        text = NULL;
+    }
+    aps_json_writer_deinit(&w);
+    return text;
+}
+
+void rest_thread_push_state(rest *r, rthread *t, const char *values, size_t len, const rrun *run)
 {
     rstate *s;
-    char *copy = rest_strndup(values, len), *copy2 = rest_strndup(values, len);
-    if (copy == NULL || copy2 == NULL) {
+    char *copy = rest_strndup(values, len), *copy2 = rest_strndup(values, len), *metadata = state_metadata(t, run);
+    if (copy == NULL || copy2 == NULL || metadata == NULL) {
         free(copy);
         free(copy2);
+        free(metadata);
         return;
     }
     if (t->nhist == REST_MAX_HISTORY) {
         free(t->hist[0].values);
+        free(t->hist[0].metadata);
         memmove(&t->hist[0], &t->hist[1], (REST_MAX_HISTORY - 1) * sizeof t->hist[0]);
         t->nhist--;
     }
@@ -304,6 +349,7 @@ void rest_thread_push_state(rest *r, rthread *t, const char *values, size_t len)
     t->pushed++;
     memset(s, 0, sizeof *s);
     s->values = copy;
+    s->metadata = metadata;
     strcpy(s->parent, t->nhist > 1 ? t->hist[t->nhist - 2].checkpoint : "");
     if (t->checkpoint[0] == '\0' || (t->nhist > 1 && strcmp(t->checkpoint, s->parent) == 0))
         rest_uuid(r, t->checkpoint); /* a script without checkpoints: one per state */
@@ -339,16 +385,39 @@ void rest_state_json(const rthread *t, const rstate *s, aps_json_writer *w)
         aps_json_write_null(w);
         aps_json_write_key(w, "interrupts", 10);
         write_json(w, t->interrupts, "[]");
+        /* where the task is, as the reference's checkpointer says it */
+        aps_json_write_key(w, "path", 4);
+        aps_json_write_array_begin(w);
+        aps_json_write_string(w, "__pregel_pull", 13);
+        aps_json_write_string(w, t->interrupt_node, strlen(t->interrupt_node));
+        aps_json_write_array_end(w);
+        aps_json_write_key(w, "checkpoint", 10);
+        aps_json_write_object_begin(w);
+        write_str(w, "thread_id", t->id);
+        {
+            char ns[128];
+            snprintf(ns, sizeof ns, "%s:%s", t->interrupt_node, t->checkpoint);
+            write_str(w, "checkpoint_ns", ns);
+        }
+        aps_json_write_object_end(w);
+        aps_json_write_key(w, "state", 5);
+        aps_json_write_null(w);
+        aps_json_write_key(w, "result", 6);
+        aps_json_write_null(w);
         aps_json_write_object_end(w);
     }
     aps_json_write_array_end(w);
     aps_json_write_key(w, "metadata", 8);
-    aps_json_write_object_begin(w);
-    write_str(w, "source", "loop");
-    aps_json_write_key(w, "step", 4);
-    aps_json_write_int64(w, s != NULL ? s->step : -1);
-    write_str(w, "thread_id", t->id);
-    aps_json_write_object_end(w);
+    if (s != NULL && s->metadata != NULL) {
+        write_json(w, s->metadata, "{}");
+    } else {
+        aps_json_write_object_begin(w);
+        write_str(w, "source", "loop");
+        aps_json_write_key(w, "step", 4);
+        aps_json_write_int64(w, s != NULL ? s->step : -1);
+        write_str(w, "thread_id", t->id);
+        aps_json_write_object_end(w);
+    }
     aps_json_write_key(w, "created_at", 10);
     if (s != NULL)
         aps_json_write_string(w, s->created, strlen(s->created));
@@ -870,7 +939,7 @@ void rest_thread_copy(rest *r, const char *id, ap_server_reply *reply)
             rest_error(reply, 500, NULL, "no memory for the thread");
         } else {
             if (t->values != NULL)
-                rest_thread_push_state(r, copy, t->values, strlen(t->values));
+                rest_thread_push_state(r, copy, t->values, strlen(t->values), NULL);
             reply_thread(copy, 200, reply);
         }
     }
@@ -983,7 +1052,7 @@ void rest_thread_update_state(rest *r, const char *id, const ap_server_request *
         if (rest_merge_object(&values, add) != 0) {
             rest_error(reply, 500, NULL, "no memory for the values");
         } else {
-            rest_thread_push_state(r, t, values, strlen(values));
+            rest_thread_push_state(r, t, values, strlen(values), NULL);
             aps_json_writer_init(&w, NULL);
             aps_json_write_object_begin(&w);
             aps_json_write_key(&w, "checkpoint", 10);

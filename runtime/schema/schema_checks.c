@@ -70,6 +70,25 @@ char *aps_schema_priv_literal(char *buf, size_t cap, const aps_literal *lit)
     case APS_LIT_FLOAT: format_double(buf, cap, lit->f); break;
     case APS_LIT_BOOL: snprintf(buf, cap, "%s", lit->i ? "true" : "false"); break;
     case APS_LIT_NULL: snprintf(buf, cap, "null"); break;
+    case APS_LIT_UNDEFINED: snprintf(buf, cap, "undefined"); break;
+    case APS_LIT_BYTES: {
+        size_t i, n = 0;
+        static const char hex[] = "0123456789abcdef";
+        if (cap < 4) {
+            if (cap > 0)
+                buf[0] = '\0';
+            break;
+        }
+        buf[n++] = 'h';
+        buf[n++] = '\'';
+        for (i = 0; i < lit->len && n + 4 < cap; i++) {
+            buf[n++] = hex[((const unsigned char *)lit->text)[i] >> 4];
+            buf[n++] = hex[((const unsigned char *)lit->text)[i] & 15];
+        }
+        buf[n++] = '\'';
+        buf[n] = '\0';
+        break;
+    }
     }
     return buf;
 }
@@ -260,8 +279,12 @@ bool aps_schema_priv_kind_fits(const aps_type *t, aps_json_kind jk, bool is_int,
         case APS_LIT_FLOAT: return jk == APS_JSON_NUMBER;
         case APS_LIT_BOOL: return jk == APS_JSON_BOOL;
         case APS_LIT_NULL: return jk == APS_JSON_NULL;
+        case APS_LIT_UNDEFINED:
+        case APS_LIT_BYTES: return false; /* no JSON form */
         }
         return false;
+    case APS_K_BYTES: return false;
+    case APS_K_TAG: return depth <= 16 && aps_schema_priv_kind_fits(t->u.tag.content, jk, is_int, depth + 1);
     case APS_K_UNION:
         if (t->u.un.cls == APS_U_DISCRIMINATED)
             return jk == APS_JSON_OBJECT;

@@ -410,6 +410,8 @@ static const char *fast_literal(fast_ctx *c, const aps_literal *lit, const char 
         *matched = true;
         return aps_scan_word(p, end, "null", 4);
     case APS_LIT_FLOAT:
+    case APS_LIT_UNDEFINED:
+    case APS_LIT_BYTES:
         break;
     }
     return NULL;
@@ -1137,6 +1139,9 @@ static const char *fast_value(fast_ctx *c, const aps_type *t, const char *p, voi
     case APS_K_MAP:
     case APS_K_UNION:
         return fast_nested(c, t, p, (char *)out);
+    case APS_K_BYTES:
+    case APS_K_TAG:
+        return NULL; /* the exact decoder says what JSON makes of them */
     }
     return NULL;
 }

@@ -1964,16 +1964,56 @@ static int may_accept_every(lower *L, const ir_type *a);
  * as the entries together allow. Which position holds which type is not
  * checked: a -Wloose warning says so.
  */
+/*
+ * --cbor: the entries of an array with the groups it names written out
+ * (RFC 8610 2.1: a group in an array stands for its entries). COSE's
+ * `[Headers, payload: bstr / nil, signature: bstr]` is four positions, the
+ * two of `Headers = (protected: ..., unprotected: ...)` first. Only plain
+ * group rules (no generics, no choice, no occurrence) are written out.
+ */
+static void array_entries(lower *L, const ast_grpchoice *ch, const ast_entry ***out, size_t *n, int depth)
+{
+    size_t k;
+    for (k = 0; k < ch->count; k++) {
+        const ast_entry *e = ch->entries[k];
+        const ast_type *t = e->type;
+        const sema_symbol *sym;
+        if (depth < 16 && e->key_kind == AST_KEY_NONE && !e->has_occur && t->kind == AST_T_NAME &&
+            (sym = symbol_of(L, t->u.name.name)) != NULL && sym->kind == SEMA_GROUP && !sym->from_prelude &&
+            sym->def != NULL && sym->nalts == 0 && sym->def->nparams == 0) {
+            const ast_entry *body = sym->def->body;
+            if (body->key_kind == AST_KEY_NONE && !body->has_occur && body->type->kind == AST_T_PAREN &&
+                ast_paren_inner(body->type) == NULL && body->type->u.group->count == 1) {
+                array_entries(L, body->type->u.group->choices[0], out, n, depth + 1);
+                continue;
+            }
+            if (body->key_kind != AST_KEY_NONE) {
+                cddl_push(L->ctx, out, n, sizeof body, &body);
+                continue;
+            }
+        }
+        cddl_push(L->ctx, out, n, sizeof e, &e);
+    }
+}
+
 static void fill_mixed_array(lower *L, ir_type *node, const ast_type *t, const lower_env *env)
 {
     const ast_grpchoice *ch = t->u.group->choices[0];
+    const ast_entry **entries = NULL;
+    size_t nentries = 0;
     ir_type **alts = NULL;
     src_loc *locs = NULL;
     size_t k, j, n = 0, nlocs = 0, nwide = 0;
     size_t *wide = NULL; /* the entries kept that may accept all of another's values */
     uint64_t lo = 0, hi = 0;
-    for (k = 0; k < ch->count; k++) {
-        const ast_entry *e = ch->entries[k];
+    if (L->cbor) {
+        array_entries(L, ch, &entries, &nentries, 0);
+    } else { /* JSON's reading is unchanged, byte for byte in its goldens */
+        entries = (const ast_entry **)ch->entries;
+        nentries = ch->count;
+    }
+    for (k = 0; k < nentries; k++) {
+        const ast_entry *e = entries[k];
         ir_type *a = lower_type(L, e->type, cddl_fmt(L->ctx, "%s_item%zu", node->c_name, k + 1),
                                 cddl_fmt(L->ctx, "%s[%zu]", node->rule, k), env);
         uint64_t emin = e->has_occur ? e->occur_min : 1, emax = e->has_occur ? e->occur_max : 1;
@@ -2558,6 +2598,8 @@ static void computed_key(lower *L, ir_type *node, const ast_entry *e, const lowe
     key_walk k;
     uint64_t lo = e->has_occur ? e->occur_min : 1, hi = e->has_occur ? e->occur_max : 1;
     size_t i;
+    if (L->optional && L->cbor)
+        lo = 0; /* `* key-value-pair` naming `(label => value)` (SenML): the tail may be empty */
     memset(&k, 0, sizeof k);
     key_alts(L, e->key, env, &k, 0);
     if (k.ntext == 0 && !k.other) {

@@ -207,6 +207,10 @@ static aps_status check_embedded(cbor_dctx *c, const aps_type *t, aps_slice s)
     c->r = outer;
     c->err = caller;
     aps_cbor_reader_restore(outer, &pos);
+    /* malformed or too deep bytes inside are a wrong value of this byte string, not bytes the
+     * outer reader failed on: a choice goes on to its next alternative (`bstr .cbor M / bstr .size 0`) */
+    if (st == APS_E_SYNTAX || st == APS_E_UTF8 || st == APS_E_DEPTH || st == APS_E_LIMIT)
+        st = APS_E_TYPE;
     if (st != APS_OK)
         return aps_cbor_reader_fail(c->r, c->err, st, "the embedded CBOR (.%s) is no %s: byte %zu%s%s: %s",
                                     t->u.bytes.sequence ? "cborseq" : "cbor", et->name != NULL ? et->name : "value",

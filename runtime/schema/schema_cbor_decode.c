@@ -147,7 +147,7 @@ static aps_status decode_float(cbor_dctx *c, const aps_type *t, double *out)
     if (v != v || v - v != 0) /* NaN or an infinity: no JSON number holds it, nor the C value's checks */
         return aps_cbor_reader_fail(c->r, c->err, APS_E_RANGE, "expected a finite number; got %s",
                                     v != v ? "NaN" : "an infinity");
-    if (t->u.f.has_min || t->u.f.has_max) {
+    if (t->u.f.has_min || t->u.f.has_max || t->u.f.width != 0) {
         char msg[APS_ERROR_MESSAGE_MAX];
         if ((st = aps_schema_priv_check_float(t, v, msg, sizeof msg)) != APS_OK)
             return aps_cbor_reader_fail(c->r, c->err, st, "%s", msg);

@@ -8,6 +8,7 @@
  * the engine's files call one way: decode -> fast -> checks,
  * validate -> decode, validate -> checks (tests/tooling/layers/calls.sh).
  */
+#include "aps/cbor.h"
 #include "aps/json_impl.h"
 #include "schema_internal.h"
 
@@ -150,6 +151,22 @@ aps_status aps_schema_priv_check_text(const aps_type *t, const char *s, size_t l
 aps_status aps_schema_priv_check_float(const aps_type *t, double v, char *msg, size_t cap)
 {
     char a[40], b[40];
+    if (t->u.f.width != 0) {
+        /* `float16` / `float32`: a value that width holds exactly, or CBOR could not write it as asked;
+         * the CBOR writer's own test, on a scratch buffer */
+        uint8_t buf[16];
+        aps_cbor_writer w;
+        aps_status st;
+        aps_cbor_writer_init_fixed(&w, buf, sizeof buf, NULL);
+        aps_cbor_write_float_width(&w, v, t->u.f.width);
+        st = aps_cbor_writer_status(&w);
+        aps_cbor_writer_deinit(&w);
+        if (st != APS_OK) {
+            format_double(b, sizeof b, v);
+            snprintf(msg, cap, "expected a number a %d-bit float holds exactly; got %s", t->u.f.width * 8, b);
+            return APS_E_RANGE;
+        }
+    }
     if (t->u.f.has_min && (v < t->u.f.min || (t->u.f.min_exclusive && v == t->u.f.min))) {
         format_double(a, sizeof a, t->u.f.min);
         format_double(b, sizeof b, v);

@@ -263,7 +263,7 @@ static aps_status decode_float(dctx *c, const aps_type *t, double *out)
     aps_status st = aps_json_read_double(c->r, &v, c->err);
     if (st != APS_OK)
         return st;
-    if (APS_UNLIKELY(t->u.f.has_min || t->u.f.has_max)) {
+    if (APS_UNLIKELY(t->u.f.has_min || t->u.f.has_max || t->u.f.width != 0)) {
         char msg[APS_ERROR_MESSAGE_MAX];
         if ((st = aps_schema_priv_check_float(t, v, msg, sizeof msg)) != APS_OK)
             return aps_json_reader_fail(c->r, c->err, st, "%s", msg);

@@ -365,7 +365,7 @@ static const char *fast_float(const aps_type *t, const char *p, const char *end,
     if (p >= end || (*p != '-' && (unsigned)(*p - '0') > 9) ||
         (e = aps_json_impl_scan_number(p, end, &bad)) == NULL || !aps_json_impl_to_double(p, e, out))
         return NULL;
-    if ((t->u.f.has_min || t->u.f.has_max) && aps_schema_priv_check_float(t, *out, msg, sizeof msg) != APS_OK)
+    if ((t->u.f.has_min || t->u.f.has_max || t->u.f.width != 0) && aps_schema_priv_check_float(t, *out, msg, sizeof msg) != APS_OK)
         return NULL;
     return e;
 }

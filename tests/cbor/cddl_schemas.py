@@ -63,6 +63,10 @@ CASES = [
     ("reputation-object", {"application": "conflict.example", "reputons": [
         {"rater": "rep.example", "assertion": "spam", "rated": "mail.example", "rating": 0.5,
          "confidence": 0.25, "sample-size": 1000, "extra": "kept"}]}, "ok"),
+    ("reputation-object", {"application": "a", "reputons": [
+        {"rater": "r", "assertion": "a", "rated": "r", "rating": 1.0}]}, ("ok", '{"application":"a","reputons":[{"rater":"r","assertion":"a","rated":"r","rating":1}]}')),
+    ("reputation-object", {"application": "a", "reputons": [
+        {"rater": "r", "assertion": "a", "rated": "r", "rating": 0.1}]}, ("error", "16-bit float holds exactly")),
     ("my_uri", CBORTag(32, "https://example.com/"), ("ok", '"https://example.com/"')),
     ("my_uri", "https://example.com/", "ok"),
     ("my_uri", CBORTag(33, "https://example.com/"), ("error", "expected tag 32; got tag 33")),

@@ -14,6 +14,12 @@
  *                        value (or "-" and the JSON encoder's refusal)
  *   error OFFSET POINTER [STATUS] MESSAGE
  *
+ *   cbor-cddl --random N SEED TYPE
+ *
+ * prints N `ok HEX` lines instead: random values of TYPE made from its
+ * descriptor (every member, alternative, count, size and tag the schema
+ * allows, small), valid, encoded by the generated encoder.
+ *
  * With libcbor (Debian libcbor-dev) found at configure time, each
  * encoding is also loaded by libcbor's cbor_load and serialized back: the
  * bytes must be the same ("libcbor-differs" otherwise), a second oracle
@@ -27,6 +33,7 @@
 #include <cbor.h>
 #endif
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +98,268 @@ static int libcbor_same(const unsigned char *p, size_t n)
 }
 #endif
 
+/* ---- random valid values of a type, from its descriptor ---------------------- */
+
+#define AT(base, off, T) ((T *)(void *)((char *)(base) + (off)))
+
+typedef struct rnd {
+    uint64_t s;
+    aps_arena *arena;
+} rnd;
+
+static uint64_t next(rnd *g)
+{
+    g->s ^= g->s << 13;
+    g->s ^= g->s >> 7;
+    g->s ^= g->s << 17;
+    return g->s;
+}
+
+static size_t pick(rnd *g, size_t n)
+{
+    return n == 0 ? 0 : (size_t)(next(g) % n);
+}
+
+/* A count in [lo, hi], small: at most lo + 3 (fewer when deep). */
+static size_t count_in(rnd *g, size_t lo, size_t hi, unsigned depth)
+{
+    size_t span = hi - lo < 3 ? hi - lo : 3;
+    if (depth > 4)
+        span = 0;
+    return lo + pick(g, span + 1);
+}
+
+static int fill(rnd *g, const aps_type *t, void *out, unsigned depth);
+
+static int fill_text(rnd *g, size_t lo, size_t hi, aps_slice *out, int bytes)
+{
+    size_t n = count_in(g, lo, hi > lo + 12 ? lo + 12 : hi, 0), i;
+    char *p = aps_arena_alloc(g->arena, n + 1);
+    if (p == NULL)
+        return 0;
+    for (i = 0; i < n; i++)
+        p[i] = bytes ? (char)(next(g) & 0xff) : (char)('a' + pick(g, 26));
+    out->ptr = p;
+    out->len = n;
+    return 1;
+}
+
+/* Bytes holding an encoded value of `et` (`.cbor T`), or a sequence of them. */
+static int fill_embedded(rnd *g, const aps_type *t, aps_slice *out, unsigned depth)
+{
+    const aps_type *et = t->u.bytes.embedded;
+    aps_cbor_writer w;
+    size_t i, n = t->u.bytes.sequence ? pick(g, 3) : 1;
+    char *p;
+    int ok = 1;
+    aps_cbor_writer_init(&w, NULL);
+    for (i = 0; i < n && ok; i++) {
+        void *v = aps_arena_alloc(g->arena, et->size + 1);
+        if (v == NULL)
+            break;
+        memset(v, 0, et->size + 1);
+        if (i > 0)
+            aps_cbor_writer_next(&w);
+        ok = fill(g, et, v, depth + 1) && aps_schema_encode_cbor(et, v, &w, NULL, NULL) == APS_OK;
+    }
+    ok = ok && i == n && aps_cbor_writer_finish(&w, NULL) == APS_OK && (p = aps_arena_alloc(g->arena, aps_cbor_writer_len(&w) + 1)) != NULL;
+    if (ok) {
+        memcpy(p, aps_cbor_writer_data(&w), aps_cbor_writer_len(&w));
+        out->ptr = p;
+        out->len = aps_cbor_writer_len(&w);
+    }
+    aps_cbor_writer_deinit(&w);
+    return ok;
+}
+
+static int fill_fields(rnd *g, const aps_field *f, size_t n, char *base, unsigned depth)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        if ((f[i].flags & APS_F_OPTIONAL) && (depth > 3 || pick(g, 2) == 0))
+            continue;
+        if (f[i].flags & APS_F_OPTIONAL)
+            *AT(base, f[i].present_offset, bool) = true;
+        if ((f[i].flags & APS_F_NULLABLE) && pick(g, 3) == 0) {
+            *AT(base, f[i].null_offset, bool) = true;
+            continue;
+        }
+        if (!(f[i].flags & APS_F_LITERAL) && !fill(g, f[i].type, base + f[i].offset, depth + 1))
+            return 0;
+    }
+    return 1;
+}
+
+static int fill(rnd *g, const aps_type *t, void *out, unsigned depth)
+{
+    static const char *const anys[] = { "1", "\"x\"", "null", "[true,2.5]", "{\"k\":-3}" };
+    static const double floats[] = { 0.0, 0.5, -2.0, 1.5, 100.0, 65504.0, 0.25 };
+    size_t i, n;
+    if (depth > 12)
+        return 0;
+    switch (t->kind) {
+    case APS_K_ANY: {
+        const char *a = anys[pick(g, 5)];
+        ((aps_json_raw *)out)->ptr = a;
+        ((aps_json_raw *)out)->len = strlen(a);
+        return 1;
+    }
+    case APS_K_BOOL: *(bool *)out = pick(g, 2) != 0; return 1;
+    case APS_K_INT: {
+        int64_t lo = t->u.i.min, hi = t->u.i.max, v;
+        v = (lo <= 0 && hi >= 0) ? (int64_t)pick(g, 1000) - 500 : lo;
+        if (v < lo || v > hi)
+            v = pick(g, 2) ? lo : hi;
+        *(int64_t *)out = v;
+        return 1;
+    }
+    case APS_K_UINT: {
+        uint64_t lo = t->u.u.min, hi = t->u.u.max, v;
+        v = pick(g, 4) == 0 ? hi : lo + (uint64_t)pick(g, 100000);
+        if (v > hi)
+            v = lo;
+        *(uint64_t *)out = v & ~t->u.u.forbidden_bits;
+        return *(uint64_t *)out >= lo;
+    }
+    case APS_K_FLOAT: {
+        double v = floats[pick(g, sizeof floats / sizeof floats[0])];
+        if (t->u.f.has_min && v < t->u.f.min)
+            v = t->u.f.min + 1;
+        if (t->u.f.has_max && v > t->u.f.max)
+            v = t->u.f.max;
+        *(double *)out = v;
+        return 1;
+    }
+    case APS_K_TEXT:
+        return t->u.text.pattern == NULL && fill_text(g, t->u.text.min_len, t->u.text.max_len, (aps_slice *)out, 0);
+    case APS_K_BYTES:
+        if (t->u.bytes.embedded != NULL)
+            return fill_embedded(g, t, (aps_slice *)out, depth);
+        return fill_text(g, t->u.bytes.min_len, t->u.bytes.max_len, (aps_slice *)out, 1);
+    case APS_K_LITERAL: return 1;
+    case APS_K_ENUM:
+        if (t->u.enm.count == 0)
+            return 0;
+        *(int *)out = 1 + (int)pick(g, t->u.enm.count);
+        return 1;
+    case APS_K_TAG: return fill(g, t->u.tag.content, out, depth + 1);
+    case APS_K_ARRAY: {
+        aps_array *a = (aps_array *)out;
+        const aps_type *et = t->u.arr.elem;
+        n = count_in(g, t->u.arr.min, t->u.arr.max, depth);
+        a->count = n;
+        a->items = n && et->size ? aps_arena_alloc(g->arena, n * et->size) : NULL;
+        if (n && et->size && a->items == NULL)
+            return 0;
+        if (a->items != NULL)
+            memset(a->items, 0, n * et->size);
+        for (i = 0; i < n && et->size; i++)
+            if (!fill(g, et, (char *)a->items + i * et->size, depth + 1))
+                return 0;
+        return 1;
+    }
+    case APS_K_MAP: {
+        aps_array *a = (aps_array *)out;
+        size_t es = t->u.map.entry_size;
+        n = count_in(g, t->u.map.min, t->u.map.max, depth);
+        a->count = n;
+        a->items = n ? aps_arena_alloc(g->arena, n * es) : NULL;
+        if (n && a->items == NULL)
+            return 0;
+        if (n)
+            memset(a->items, 0, n * es);
+        for (i = 0; i < n; i++) {
+            char *e = (char *)a->items + i * es;
+            char *k = aps_arena_alloc(g->arena, 24);
+            if (k == NULL)
+                return 0;
+            ((aps_slice *)(void *)e)->len = (size_t)snprintf(k, 24, "k%zu", i); /* distinct keys */
+            ((aps_slice *)(void *)e)->ptr = k;
+            if (!fill(g, t->u.map.value, e + t->u.map.value_offset, depth + 1))
+                return 0;
+        }
+        return 1;
+    }
+    case APS_K_STRUCT: {
+        char *base = (char *)out;
+        if (t->u.st.extras_min > 0)
+            return 0; /* a counted tail: left to the written instances */
+        if (!fill_fields(g, t->u.st.fields, t->u.st.nfields, base, depth))
+            return 0;
+        if (t->u.st.variants != NULL) {
+            const aps_type *vt = t->u.st.variants;
+            int k = 1 + (int)pick(g, vt->u.un.nalts);
+            const aps_type *alt = vt->u.un.alts[k - 1];
+            *AT(base, t->u.st.variants_offset + vt->u.un.kind_offset, int) = k;
+            return fill_fields(g, alt->u.st.fields, alt->u.st.nfields,
+                               base + t->u.st.variants_offset + vt->u.un.payload_offset, depth);
+        }
+        return 1;
+    }
+    case APS_K_UNION: {
+        int k = 1 + (int)pick(g, t->u.un.nalts);
+        if (t->u.un.nalts == 0)
+            return 0;
+        *AT(out, t->u.un.kind_offset, int) = k;
+        return fill(g, t->u.un.alts[k - 1], (char *)out + t->u.un.payload_offset, depth + 1);
+    }
+    }
+    return 0;
+}
+
+/*
+ * `cbor-cddl --random N SEED TYPE`: N random values of TYPE that validate,
+ * each encoded by the generated encoder, printed as `ok` lines (with the
+ * libcbor check). Values the walk cannot make valid (patterns, an
+ * untagged choice whose alternatives overlap) are drawn again.
+ */
+static int random_values(const aps_type *t, unsigned long count, uint64_t seed)
+{
+    rnd g;
+    aps_arena arena;
+    unsigned long made = 0, tries = 0;
+    aps_arena_init(&arena, NULL);
+    g.s = seed * 2654435761u + 1;
+    g.arena = &arena;
+    while (made < count && tries < count * 50) {
+        void *v;
+        aps_cbor_writer w;
+        tries++;
+        aps_arena_reset(&arena);
+        if ((v = aps_arena_alloc(&arena, t->size + 1)) == NULL)
+            break;
+        memset(v, 0, t->size + 1);
+        if (!fill(&g, t, v, 0) || aps_schema_validate(t, v, true, NULL) != APS_OK)
+            continue;
+        aps_cbor_writer_init(&w, NULL);
+        if (aps_schema_encode_cbor(t, v, &w, NULL, NULL) == APS_OK && aps_cbor_writer_finish(&w, NULL) == APS_OK) {
+            aps_arena scratch;
+            void *back;
+            aps_status st;
+            /* what we wrote must read back here too: a choice whose alternatives overlap may read it as
+             * another alternative, which is the schema's reading, not a fault: drawn again */
+            aps_arena_init(&scratch, NULL);
+            back = aps_arena_alloc(&scratch, t->size + 1);
+            st = back != NULL ? aps_schema_decode_cbor(t, aps_cbor_writer_data(&w), aps_cbor_writer_len(&w), &scratch,
+                                                       back, NULL, NULL) : APS_E_NOMEM;
+            aps_arena_deinit(&scratch);
+            if (st == APS_OK) {
+                printf("ok ");
+                put_hex(aps_cbor_writer_data(&w), aps_cbor_writer_len(&w));
+#ifdef APS_HAVE_LIBCBOR
+                if (!libcbor_same(aps_cbor_writer_data(&w), aps_cbor_writer_len(&w)))
+                    printf(" libcbor-differs");
+#endif
+                printf("\n");
+                made++;
+            }
+        }
+        aps_cbor_writer_deinit(&w);
+    }
+    aps_arena_deinit(&arena);
+    return made == count ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     const aps_type *t = NULL;
@@ -98,8 +367,15 @@ int main(int argc, char **argv)
     size_t len, i, off = 0;
     aps_arena arena;
     int rc = 0;
+    if (argc == 5 && strcmp(argv[1], "--random") == 0) {
+        for (i = 0; i < sizeof types / sizeof types[0]; i++)
+            if (strcmp(types[i].name, argv[4]) == 0)
+                return random_values(types[i].type, strtoul(argv[2], NULL, 10), strtoull(argv[3], NULL, 10));
+        fprintf(stderr, "cbor-cddl: unknown type %s\n", argv[4]);
+        return 2;
+    }
     if (argc != 3) {
-        fprintf(stderr, "usage: cbor-cddl TYPE FILE\n");
+        fprintf(stderr, "usage: cbor-cddl TYPE FILE | --random N SEED TYPE\n");
         return 2;
     }
     for (i = 0; i < sizeof types / sizeof types[0]; i++)

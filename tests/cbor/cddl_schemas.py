@@ -142,6 +142,29 @@ def random_round(types, failures):
     return made
 
 
+# The JSON decoder of the same C types: tags are transparent, integer keys are decimal names, and what
+# has no JSON form is refused where it is.
+JSON_CASES = [
+    ("Upload", '{"off":0,"sha":"AAAA"}', ("error", '15 /sha [wrong type] a byte string has no JSON form')),
+    ("Upload", '{"off":0,"image":3}', "ok"),
+    ("my_uri", '"https://example.com/"', "ok"),
+    ("my_breakfast", '["eggs"]', "ok"),
+    ("COSE_Key", '{"1":1,"3":-7}', "ok"),
+    ("COSE_Key", '{"1":1,"2":"kid"}', ("error", "/2 [wrong type] a byte string has no JSON form")),
+    ("header", '{"5":"AQI="}', ("error", "/5 [wrong type] a byte string has no JSON form")),
+]
+
+
+def json_round(failures):
+    for t, text, expect in JSON_CASES:
+        out = subprocess.run([tool, "--json", t, text], capture_output=True, text=True, timeout=30).stdout.strip()
+        if expect == "ok" and out != "ok":
+            failures.append(f"JSON {t} {text}: refused: {out}")
+        elif expect != "ok" and (not out.startswith("error ") or expect[1] not in out):
+            failures.append(f"JSON {t} {text}: expected an error with {expect[1]!r}, got: {out}")
+    return len(JSON_CASES)
+
+
 def main():
     failures = []
     by_type = {}
@@ -189,9 +212,10 @@ def main():
                 elif want != "-" and json_text != want:
                     failures.append(f"{what}: JSON {json_text}, expected {want}")
     randoms = random_round(list(by_type), failures)
+    jsons = json_round(failures)
     for f in failures[:40]:
         print(f, file=sys.stderr)
-    print(f"{checked} instances over {len(by_type)} types, {randoms} random values, {len(failures)} failures"
+    print(f"{checked} instances over {len(by_type)} types, {randoms} random values, {jsons} JSON texts, {len(failures)} failures"
           + ("" if have_libcbor else " (libcbor not linked: cbor2 alone)"))
     return 1 if failures else 0
 

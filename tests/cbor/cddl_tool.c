@@ -20,6 +20,11 @@
  * descriptor (every member, alternative, count, size and tag the schema
  * allows, small), valid, encoded by the generated encoder.
  *
+ *   cbor-cddl --json TYPE TEXT
+ *
+ * decodes one JSON text as TYPE with the JSON decoder: `ok`, or the error
+ * line above.
+ *
  * With libcbor (Debian libcbor-dev) found at configure time, each
  * encoding is also loaded by libcbor's cbor_load and serialized back: the
  * bytes must be the same ("libcbor-differs" otherwise), a second oracle
@@ -374,8 +379,28 @@ int main(int argc, char **argv)
         fprintf(stderr, "cbor-cddl: unknown type %s\n", argv[4]);
         return 2;
     }
+    if (argc == 4 && strcmp(argv[1], "--json") == 0) {
+        /* the JSON decoder of the same type on one JSON text: what has no JSON form is refused, located */
+        aps_error err;
+        void *v;
+        int found = 0;
+        for (i = 0; i < sizeof types / sizeof types[0]; i++)
+            if (strcmp(types[i].name, argv[2]) == 0 && (found = 1) != 0)
+                t = types[i].type;
+        if (!found)
+            return 2;
+        aps_arena_init(&arena, NULL);
+        if ((v = aps_arena_alloc(&arena, t->size + 1)) != NULL &&
+            aps_schema_decode(t, argv[3], strlen(argv[3]), &arena, v, NULL, &err) == APS_OK)
+            printf("ok\n");
+        else
+            printf("error %zu %s [%s] %s\n", err.offset, err.pointer[0] ? err.pointer : "(root)",
+                   aps_status_str(err.code), err.message);
+        aps_arena_deinit(&arena);
+        return 0;
+    }
     if (argc != 3) {
-        fprintf(stderr, "usage: cbor-cddl TYPE FILE | --random N SEED TYPE\n");
+        fprintf(stderr, "usage: cbor-cddl TYPE FILE | --random N SEED TYPE | --json TYPE TEXT\n");
         return 2;
     }
     for (i = 0; i < sizeof types / sizeof types[0]; i++)

@@ -484,6 +484,16 @@ static size_t find_keyed(const aps_field *f, size_t n, aps_cbor_raw k)
     return SIZE_MAX;
 }
 
+/* Is `k` the JSON name (decimal text) of a member of f[0..n) keyed by an integer? */
+static bool names_keyed(const aps_field *f, size_t n, aps_slice k)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (f[i].cbor_key != NULL && f[i].key_len == k.len && memcmp(f[i].key, k.ptr, k.len) == 0)
+            return true;
+    return false;
+}
+
 /* Is `k` the discriminant `u` chooses by, in the key case? */
 static bool is_disc(const aps_type *u, aps_slice k, aps_key_case kc)
 {
@@ -700,6 +710,9 @@ static aps_status struct_body(cbor_dctx *c, const aps_type *t, char *base, size_
             fbase = abase;
             i += np;
         } else if (extras != NULL) {
+            /* text "4" beside integer key 4: one C value could not be written to JSON, where both are "4" */
+            if (names_keyed(pf, np, key) || names_keyed(af, na, key))
+                return fail_member(c, APS_E_DUPLICATE, "a text key that is the JSON name of an integer key:", key);
             if ((st = keep_extra(c, t, extras, &xcap, key)) != APS_OK)
                 return st;
             continue;

@@ -53,6 +53,7 @@ CASES = [
     ("COSE_Key", {2: b"no kty"}, ("error", "missing required member '1'")),
     ("COSE_Key", {1: 1, 2: "text kid"}, ("error", "/2")),
     ("header_map", {1: -7, 2: [1, "crit"], 3: "text/plain", 6: b"\x00"}, "ok"),
+    ("header_map", {1: -7, "4": 1}, ("error", "JSON name of an integer key: '4'")),
     ("Sig_structure", ["Signature1", prot, b"", b"payload"], "ok"),
     ("Sig_structure", ["Signature2", prot, b"", b"payload"], ("error", 'got "Signature2"')),
     # zcbor's small cases: optional members, integer keys through names (SenML), bstr members

@@ -92,6 +92,13 @@ CASES = [
     ("either", b"\x00\xff", ("ok", "-")),
     ("either", "text", ("ok", '"text"')),
     ("Geography", ["Vienna", {"longitude": 163738000, "latitude": 482082000}], "ok"),
+    ("tagged-any", CBORTag(99, [1, "x", {"k": None}]), ("ok", '[1,"x",{"k":null}]')),
+    ("tagged-any", CBORTag(98, 1), ("error", "expected tag 99; got tag 98")),
+    ("log", cbor2.dumps(1) + cbor2.dumps(70000) + cbor2.dumps(3), ("ok", "-")),
+    ("log", b"", "ok"),
+    ("log", cbor2.dumps(1) + cbor2.dumps("x"), ("error", "embedded CBOR (.cborseq)")),
+    ("widths", {"f32": 0.1000000014901161193847656, "f64": 0.1}, ("ok", '{"f32":0.10000000149011612,"f64":0.1}')),
+    ("widths", {"f32": 0.1, "f64": 0.1}, ("error", "32-bit float holds exactly")),
 ]
 
 
@@ -203,6 +210,8 @@ def main():
                     failures.append(f"{what}: tag 55799 is not written: {ours.hex()}")
             if back != value:
                 failures.append(f"{what}: our {ours.hex()} reads back in cbor2 as {back!r}")
+            if t == "widths" and (b"\xfa" not in ours or b"\xfb" not in ours):
+                failures.append(f"{what}: float32 / float64 not written in their widths: {ours.hex()}")
             if t == "reputation-object" and b"\xf9" not in ours:
                 failures.append(f"{what}: float16 ratings are not written as half floats: {ours.hex()}")
             if not isinstance(expect, str):

@@ -40,6 +40,9 @@ static const struct cddl_type {
     { "header", &rfc_header_type },
     { "either", &rfc_either_type },
     { "Geography", &rfc_geography_type },
+    { "tagged-any", &rfc_tagged_any_type },
+    { "log", &rfc_log_type },
+    { "widths", &rfc_widths_type },
 };
 
 #endif

@@ -371,6 +371,12 @@ static void put_literal(sbuf *b, const ir_literal *l)
     case IR_LIT_FLOAT:
         put_double(b, l->f);
         break;
+    case IR_LIT_UNDEFINED: /* CBOR only: the JSON schemas compared never have them */
+        put(b, "undefined");
+        break;
+    case IR_LIT_BYTES:
+        put(b, "h'...'");
+        break;
     }
 }
 
@@ -419,6 +425,8 @@ static void describe(const schema *s, const ir_type *t, int top, int depth, sbuf
     case IR_ANY: put(b, "any"); break;
     case IR_BOOL: put(b, "bool"); break;
     case IR_ALIAS: describe(s, t->target, 0, depth + 1, b); break;
+    case IR_BYTES: put(b, "bstr"); break; /* CBOR only: lowered under --cbor, which diff does not use */
+    case IR_TAG: put(b, "#6.%" PRIu64 "(", t->tag); describe(s, t->content, 0, depth + 1, b); put(b, ")"); break;
     case IR_INT:
         if (t->imin == INT64_MIN && t->imax == INT64_MAX)
             put(b, "int");
@@ -534,6 +542,8 @@ static int same_literal(const ir_literal *a, const ir_literal *b)
     case IR_LIT_FLOAT: return a->f == b->f;
     case IR_LIT_BOOL: return (a->i != 0) == (b->i != 0);
     case IR_LIT_NULL: return 1;
+    case IR_LIT_UNDEFINED: return 1;
+    case IR_LIT_BYTES: return ast_str_same(a->text, b->text);
     }
     return 0;
 }

@@ -140,6 +140,10 @@ static const char *literal_comment(emitter *E, const ir_literal *l)
         return "null";
     if (l->kind == IR_LIT_BOOL)
         return l->i ? "true" : "false";
+    if (l->kind == IR_LIT_UNDEFINED)
+        return "undefined";
+    if (l->kind == IR_LIT_BYTES)
+        return "a byte string";
     return comment_text(E, l->text.ptr, l->text.len);
 }
 
@@ -178,6 +182,8 @@ static const char *ctype(emitter *E, const ir_type *t)
     case IR_UINT: return "uint64_t";
     case IR_FLOAT: return "double";
     case IR_TEXT: return "aps_slice";
+    case IR_BYTES: return "aps_slice";
+    case IR_TAG: return ctype(E, t->content); /* the tag is on the wire only */
     default: return "aps_json_raw";
     }
 }
@@ -198,7 +204,7 @@ static const char *runtime_desc(const ir_type *t)
     case IR_BOOL: return "aps_bool_type";
     case IR_INT: return t->imin == INT64_MIN && t->imax == INT64_MAX ? "aps_int_type" : NULL;
     case IR_UINT: return t->umin == 0 && t->umax == UINT64_MAX && t->forbidden_bits == 0 ? "aps_uint_type" : NULL;
-    case IR_FLOAT: return !t->has_fmin && !t->has_fmax ? "aps_float_type" : NULL;
+    case IR_FLOAT: return !t->has_fmin && !t->has_fmax && t->fwidth == 0 ? "aps_float_type" : NULL;
     case IR_TEXT: return unconstrained_text(t) ? "aps_text_type" : NULL;
     case IR_LITERAL:
         if (t->lit.kind == IR_LIT_NULL)
@@ -275,10 +281,12 @@ static const char *field_if(emitter *E, int cond, const char *name, const char *
 static const char *literal_init(emitter *E, const ir_literal *l)
 {
     static const char *const kinds[] = { "APS_LIT_TEXT", "APS_LIT_INT", "APS_LIT_UINT", "APS_LIT_FLOAT",
-                                         "APS_LIT_BOOL", "APS_LIT_NULL" };
+                                         "APS_LIT_BOOL", "APS_LIT_NULL", "APS_LIT_UNDEFINED", "APS_LIT_BYTES" };
     const char *parts[3] = { NULL, NULL, NULL };
     parts[0] = field_if(E, 1, "kind", kinds[l->kind]);
-    if (l->kind == IR_LIT_TEXT) {
+    if (l->kind == IR_LIT_UNDEFINED)
+        return designated(E, parts, 3);
+    if (l->kind == IR_LIT_TEXT || l->kind == IR_LIT_BYTES) {
         parts[1] = field_if(E, 1, "text", c_string(E, l->text.ptr, l->text.len));
         parts[2] = field_if(E, 1, "len", cddl_fmt(E->ctx, "%zu", l->text.len));
     } else if (l->kind == IR_LIT_FLOAT) {
@@ -842,7 +850,7 @@ static const char *desc_ref(emitter *E, const ir_type *t)
 static void describe_scalar(emitter *E, const ir_type *t, tmpl_value *d)
 {
     cddl_ctx *C = E->ctx;
-    const char *p[6] = { NULL, NULL, NULL, NULL, NULL, NULL };
+    const char *p[7] = { NULL, NULL, NULL, NULL, NULL, NULL, NULL };
     switch (t->kind) {
     case IR_INT:
         p[0] = field_if(E, 1, "min", int_lit(E, t->imin));
@@ -862,7 +870,15 @@ static void describe_scalar(emitter *E, const ir_type *t, tmpl_value *d)
         p[3] = field_if(E, t->has_fmax, "has_max", "true");
         p[4] = field_if(E, t->fmin_excl, "min_exclusive", "true");
         p[5] = field_if(E, t->fmax_excl, "max_exclusive", "true");
+        p[6] = field_if(E, t->fwidth != 0, "width", cddl_fmt(C, "%d", t->fwidth));
         tmpl_set(C, d, "union_member", "f");
+        break;
+    case IR_BYTES:
+        p[0] = field_if(E, 1, "min_len", cddl_fmt(C, "%zu", t->len_min));
+        p[1] = field_if(E, 1, "max_len", size_lit(E, t->len_max));
+        p[2] = field_if(E, t->embedded != NULL, "embedded", t->embedded ? desc_ref(E, t->embedded) : "");
+        p[3] = field_if(E, t->sequence, "sequence", "true");
+        tmpl_set(C, d, "union_member", "bytes");
         break;
     default: /* IR_TEXT */
         p[0] = field_if(E, 1, "min_len", cddl_fmt(C, "%zu", t->len_min));
@@ -872,7 +888,7 @@ static void describe_scalar(emitter *E, const ir_type *t, tmpl_value *d)
         tmpl_set(C, d, "union_member", "text");
         break;
     }
-    tmpl_set(C, d, "init", designated_u(E, p, 6));
+    tmpl_set(C, d, "init", designated_u(E, p, 7));
 }
 
 /* The rows of a struct's member table (`struct_fields`): each an aps_field initializer. */
@@ -887,7 +903,7 @@ static tmpl_value *describe_fields(emitter *E, const ir_type *t, const char *ct)
         const ir_field *f = &t->fields[i];
         tmpl_value *v = tmpl_object(C);
         char flags[120] = "";
-        const char *p[4];
+        const char *p[5];
         for (b = 0; b < sizeof names / sizeof names[0]; b++)
             if (f->flags & (1u << b))
                 snprintf(flags + strlen(flags), sizeof flags - strlen(flags), "%s%s", flags[0] ? " | " : "",
@@ -904,7 +920,10 @@ static tmpl_value *describe_fields(emitter *E, const ir_type *t, const char *ct)
                         cddl_fmt(C, "offsetof(%s, has_%s)", ct, f->c_name));
         p[3] = field_if(E, (f->flags & IR_F_NULLABLE) != 0, "null_offset",
                         cddl_fmt(C, "offsetof(%s, %s_is_null)", ct, f->c_name));
-        tmpl_set(C, v, "rest", joined(E, p, 4, ",\n      "));
+        p[4] = f->cbor_key == NULL ? NULL
+               : cddl_fmt(C, ".cbor_key = (const unsigned char *)%s, .cbor_key_len = %zu",
+                          c_string(E, (const char *)f->cbor_key, f->cbor_key_len), f->cbor_key_len);
+        tmpl_set(C, v, "rest", joined(E, p, 5, ",\n      "));
         tmpl_append(C, fields, v);
     }
     return fields;
@@ -937,10 +956,17 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
     case IR_ANY: case IR_BOOL:
         tmpl_set(C, d, "kind", t->kind == IR_ANY ? "APS_K_ANY" : "APS_K_BOOL");
         break;
-    case IR_INT: case IR_UINT: case IR_FLOAT: case IR_TEXT:
+    case IR_INT: case IR_UINT: case IR_FLOAT: case IR_TEXT: case IR_BYTES:
         tmpl_set(C, d, "kind", t->kind == IR_INT ? "APS_K_INT" : t->kind == IR_UINT ? "APS_K_UINT"
-                               : t->kind == IR_FLOAT ? "APS_K_FLOAT" : "APS_K_TEXT");
+                               : t->kind == IR_FLOAT ? "APS_K_FLOAT" : t->kind == IR_BYTES ? "APS_K_BYTES" : "APS_K_TEXT");
         describe_scalar(E, t, d);
+        break;
+    case IR_TAG:
+        tmpl_set(C, d, "kind", "APS_K_TAG");
+        p[0] = field_if(E, 1, "number", uint_lit(E, t->tag));
+        p[1] = field_if(E, 1, "content", desc_ref(E, t->content));
+        tmpl_set(C, d, "union_member", "tag");
+        tmpl_set(C, d, "init", designated_u(E, p, 2));
         break;
     case IR_LITERAL:
         tmpl_set(C, d, "kind", "APS_K_LITERAL");
@@ -1139,6 +1165,8 @@ static void by_value_deps(emitter *E, const ir_type *t, tmpl_value *out)
         for (i = 0; i < t->nfields; i++)
             if (t->fields[i].type->named && !(t->fields[i].flags & IR_F_LITERAL))
                 decl_order(E, t->fields[i].type, out);
+            else if (t->fields[i].type->kind == IR_TAG && !(t->fields[i].flags & IR_F_LITERAL))
+                by_value_deps(E, t->fields[i].type, out);
         if (t->variants != NULL)
             decl_order(E, t->variants, out);
         break;
@@ -1146,6 +1174,8 @@ static void by_value_deps(emitter *E, const ir_type *t, tmpl_value *out)
         for (i = 0; i < t->nalts; i++)
             if (t->alts[i]->named)
                 decl_order(E, t->alts[i], out);
+            else if (t->alts[i]->kind == IR_TAG)
+                by_value_deps(E, t->alts[i], out);
         break;
     case IR_MAP: /* held by pointer to entries, which are defined last: as an array */
     case IR_ARRAY: {
@@ -1163,6 +1193,12 @@ static void by_value_deps(emitter *E, const ir_type *t, tmpl_value *out)
     }
     case IR_ALIAS:
         decl_order(E, t->target, out);
+        break;
+    case IR_TAG: /* a typedef of its content's C type, or a member holding it */
+        if (t->content->named)
+            decl_order(E, t->content, out);
+        else
+            by_value_deps(E, t->content, out);
         break;
     default:
         break;

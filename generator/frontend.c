@@ -49,6 +49,7 @@ static int lower_stage(cddl_ctx *ctx, cddl_unit *u, const cddl_compile_options *
     lo.nroots = o->nroots;
     lo.features = o->features;
     lo.nfeatures = o->nfeatures;
+    lo.cbor = o->cbor;
     (void)lower_module(ctx, &u->table, u->doc, &lo, &u->mod);
     return 0;
 }

@@ -58,6 +58,8 @@ typedef struct cddl_compile_options {
     unsigned warn_error;        /* groups reported as errors: -Werror */
     const char *const *features;/* RFC 9165 features enabled beside "json" (--feature NAME) */
     size_t nfeatures;
+    int cbor;                   /* CBOR's own types carried, not dropped (generate --cbor,
+                                   validate --input cbor|cborseq); lower_options.cbor */
 } cddl_compile_options;
 
 /*

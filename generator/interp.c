@@ -40,6 +40,7 @@ static size_t align_of(const aps_type *t)
     case APS_K_BOOL: return 1;
     case APS_K_LITERAL: return 1;
     case APS_K_ENUM: return t->u.enm.other ? sizeof(void *) : sizeof(int);
+    case APS_K_TAG: return align_of(t->u.tag.content);
     default: return t->size >= 8 ? 8 : t->size ? t->size : 1;
     }
 }
@@ -62,6 +63,12 @@ static aps_literal literal_of(interp *I, const ir_literal *l)
     case IR_LIT_FLOAT: out.kind = APS_LIT_FLOAT; out.f = l->f; break;
     case IR_LIT_BOOL: out.kind = APS_LIT_BOOL; out.i = l->i; break;
     case IR_LIT_NULL: out.kind = APS_LIT_NULL; break;
+    case IR_LIT_UNDEFINED: out.kind = APS_LIT_UNDEFINED; break;
+    case IR_LIT_BYTES:
+        out.kind = APS_LIT_BYTES;
+        out.text = cddl_strdup(I->ctx, l->text.ptr, l->text.len);
+        out.len = l->text.len;
+        break;
     }
     return out;
 }
@@ -85,6 +92,8 @@ static void fill_struct(interp *I, const ir_type *t, aps_type *d)
         o->snake_len = strlen(f->snake);
         o->type = ft;
         o->flags = f->flags; /* IR_F_* are the runtime's APS_F_* */
+        o->cbor_key = f->cbor_key;
+        o->cbor_key_len = f->cbor_key_len;
         /* the generated struct: bool has_x; bool x_is_null; T x; */
         if (f->flags & IR_F_OPTIONAL)
             o->present_offset = off++;
@@ -181,6 +190,21 @@ static void fill(interp *I, const ir_type *t, aps_type *d)
         d->u.f.has_max = t->has_fmax;
         d->u.f.min_exclusive = t->fmin_excl;
         d->u.f.max_exclusive = t->fmax_excl;
+        d->u.f.width = (unsigned char)t->fwidth;
+        break;
+    case IR_BYTES:
+        d->kind = APS_K_BYTES;
+        d->size = sizeof(aps_slice);
+        d->u.bytes.min_len = t->len_min;
+        d->u.bytes.max_len = t->len_max;
+        d->u.bytes.embedded = t->embedded != NULL ? get_later(I, t->embedded) : NULL;
+        d->u.bytes.sequence = t->sequence;
+        break;
+    case IR_TAG:
+        d->kind = APS_K_TAG;
+        d->u.tag.number = t->tag;
+        d->u.tag.content = get(I, t->content);
+        d->size = d->u.tag.content->size;
         break;
     case IR_TEXT:
         d->kind = APS_K_TEXT;

@@ -28,12 +28,17 @@
 typedef enum ir_kind {
     IR_ANY, IR_BOOL, IR_INT, IR_UINT, IR_FLOAT, IR_TEXT,
     IR_LITERAL, IR_ENUM, IR_STRUCT, IR_ARRAY, IR_MAP, IR_UNION,
-    IR_ALIAS /* a rule that names another named type: a typedef */
+    IR_ALIAS, /* a rule that names another named type: a typedef */
+    IR_BYTES, /* a CBOR byte string (--cbor only): aps_slice */
+    IR_TAG    /* `#6.n(T)` (--cbor only): T's C value, tag n on the CBOR wire, T alone in JSON */
 } ir_kind;
 
 typedef enum ir_union_class { IR_U_DISCRIMINATED, IR_U_KIND, IR_U_UNTAGGED } ir_union_class;
 
-typedef enum ir_lit_kind { IR_LIT_TEXT, IR_LIT_INT, IR_LIT_UINT, IR_LIT_FLOAT, IR_LIT_BOOL, IR_LIT_NULL } ir_lit_kind;
+typedef enum ir_lit_kind {
+    IR_LIT_TEXT, IR_LIT_INT, IR_LIT_UINT, IR_LIT_FLOAT, IR_LIT_BOOL, IR_LIT_NULL,
+    IR_LIT_UNDEFINED, IR_LIT_BYTES /* --cbor only; IR_LIT_BYTES: the bytes in `text` */
+} ir_lit_kind;
 
 typedef struct ir_literal {
     ir_lit_kind kind;
@@ -81,6 +86,9 @@ typedef struct ir_field {
     unsigned flags;
     ast_doc doc;
     src_loc loc;
+    const unsigned char *cbor_key; /* --cbor, a key that is no text (`1 => T`): its canonical CBOR
+                                      bytes; `key` is then its decimal text, the JSON name */
+    size_t cbor_key_len;
 } ir_field;
 
 struct ir_type {
@@ -101,8 +109,15 @@ struct ir_type {
     uint64_t forbidden_bits; /* IR_UINT: bits that must be clear, those `.bits` does not list */
     double fmin, fmax;
     bool has_fmin, has_fmax, fmin_excl, fmax_excl;
-    /* IR_TEXT */
+    int fwidth;          /* IR_FLOAT under --cbor: 2, 4 or 8 bytes on the CBOR wire (float16/32/64); 0 any */
+    /* IR_TEXT, IR_BYTES */
     size_t len_min, len_max;
+    /* IR_BYTES */
+    ir_type *embedded;   /* `.cbor T` / `.cborseq T`: the type of the embedded item(s); NULL: none */
+    bool sequence;       /* `.cborseq` */
+    /* IR_TAG */
+    uint64_t tag;
+    ir_type *content;
     const char *pattern;
     /* IR_LITERAL */
     ir_literal lit;

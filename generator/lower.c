@@ -65,6 +65,11 @@ typedef struct lower {
     int optional;              /* inside a group entry whose members are all optional (`* $$g`, `? (a, b)`) */
     const ast_entry *optional_entry; /* the innermost such entry */
     int choice_inlined;        /* a choice of member groups was inlined as optional members (and warned about) */
+    int cbor;                  /* --cbor: what only CBOR can carry is lowered, not dropped */
+    ir_type bytes;             /* bstr, shared (--cbor) */
+    ir_type lit_undefined;     /* undefined, shared (--cbor) */
+    const unsigned char *cbor_key; /* the non-text key of the member add_field is adding, or NULL */
+    size_t cbor_key_len;
 } lower;
 
 /*
@@ -134,7 +139,8 @@ static int is_prim(const lower *L, const ir_type *t)
 
 static int is_shared(const lower *L, const ir_type *t)
 {
-    return is_prim(L, t) || t == &L->lit_null || t == &L->lit_true || t == &L->lit_false;
+    return is_prim(L, t) || t == &L->lit_null || t == &L->lit_true || t == &L->lit_false || t == &L->bytes ||
+           t == &L->lit_undefined;
 }
 
 /* A fresh copy of `t` that may carry constraints of its own. */
@@ -279,6 +285,8 @@ static const char *prelude_never(lower *L, ast_str name)
     for (i = 0; i < sizeof json / sizeof json[0]; i++)
         if (ast_str_eq(name, json[i]))
             return NULL;
+    if (L->cbor && (ast_str_eq(name, "bstr") || ast_str_eq(name, "bytes") || ast_str_eq(name, "undefined")))
+        return NULL;
     if (ast_str_eq(name, "bstr") || ast_str_eq(name, "bytes"))
         return "a byte string (bstr)";
     if (ast_str_eq(name, "undefined"))
@@ -296,6 +304,22 @@ static ir_type *prelude_type(lower *L, ast_str name, src_loc loc)
     };
     const char *never_why = prelude_never(L, name);
     size_t i;
+    if (L->cbor) {
+        static const struct { const char *name; int width; } widths[] = {
+            { "float16", 2 }, { "float32", 4 }, { "float64", 8 },
+        };
+        if (ast_str_eq(name, "bstr") || ast_str_eq(name, "bytes"))
+            return &L->bytes;
+        if (ast_str_eq(name, "undefined"))
+            return &L->lit_undefined;
+        for (i = 0; i < sizeof widths / sizeof widths[0]; i++) {
+            if (ast_str_eq(name, widths[i].name)) { /* written in exactly that width in CBOR */
+                ir_type *t = constrained(L, &L->prim[P_FLOAT], widths[i].name, widths[i].name);
+                t->fwidth = widths[i].width;
+                return t;
+            }
+        }
+    }
     for (i = 0; i < sizeof prims / sizeof prims[0]; i++)
         if (ast_str_eq(name, prims[i].name))
             return &L->prim[prims[i].prim];
@@ -357,7 +381,7 @@ static const never SOME_JSON = { NULL, 0 };
 static int feature_enabled(const lower *L, ast_str name)
 {
     size_t i;
-    if (ast_str_eq(name, "json"))
+    if (ast_str_eq(name, "json") || (L->cbor && ast_str_eq(name, "cbor")))
         return 1;
     for (i = 0; i < L->nfeatures; i++)
         if (ast_str_eq(name, L->features[i]))
@@ -471,7 +495,7 @@ static never never_of(lower *L, const ast_type *t, const lower_env *env, int dep
         return SOME_JSON;
     switch (t->kind) {
     case AST_T_VALUE:
-        if (t->u.value.kind == AST_V_BYTES) {
+        if (t->u.value.kind == AST_V_BYTES && !L->cbor) {
             n.why = "a byte string literal";
             n.by_feature = 0;
             return n;
@@ -518,12 +542,16 @@ static never never_of(lower *L, const ast_type *t, const lower_env *env, int dep
             n = never_of(L, t->u.control.arg, env, depth + 1);
         return n;
     case AST_T_TAG:
+        if (L->cbor && t->u.tag.has_number && t->u.tag.number_type == NULL)
+            return never_of(L, t->u.tag.content, env, depth + 1);
         n.why = t->u.tag.has_number && t->u.tag.number_type == NULL
                     ? cddl_fmt(L->ctx, "a CBOR tag (#6.%.*s)", NAMEF(t->u.tag.number))
                     : "a CBOR tag";
         n.by_feature = 0;
         return n;
     case AST_T_MAJOR:
+        if (L->cbor)
+            return SOME_JSON; /* lower_major says what it cannot carry */
         n.by_feature = 0;
         n.why = t->u.tag.major == 2 ? "a byte string (#2)"
               : t->u.tag.major == 6 ? "a CBOR tag (#6)"
@@ -1255,7 +1283,7 @@ static void apply_size(lower *L, ir_type *t, const ast_type *arg, const lower_en
         ERR(L, arg->loc, "'.size' needs an unsigned integer or an integer range");
         return;
     }
-    if (t->kind == IR_TEXT) {
+    if (t->kind == IR_TEXT || t->kind == IR_BYTES) {
         t->len_min = (size_t)lo;
         t->len_max = (size_t)hi;
     } else if (t->kind == IR_UINT && hi <= 8) {
@@ -1265,7 +1293,7 @@ static void apply_size(lower *L, ir_type *t, const ast_type *arg, const lower_en
         t->imax = hi >= 8 ? INT64_MAX : (int64_t)(((uint64_t)1 << (8 * hi)) - 1);
         t->imin = hi >= 8 ? INT64_MIN : -(int64_t)((uint64_t)1 << (8 * hi));
     } else {
-        ERR(L, loc, "'.size' applies to text and integers here");
+        ERR(L, loc, "'.size' applies to text%s and integers here", L->cbor ? ", byte strings" : "");
     }
 }
 
@@ -1594,6 +1622,14 @@ static ir_type *lower_control(lower *L, const ast_type *t, const char *ctx, cons
                     "'.abnf' read as its text type: the ABNF grammar is not checked");
         return target;
     }
+    if (L->cbor && (ast_str_eq(op, "cbor") || ast_str_eq(op, "cborseq")) && base != NULL && base->kind == IR_BYTES) {
+        /* the embedded item's type is lowered as a type of its own: it is what a product decodes the bytes as */
+        c = constrained(L, base, path, ctx);
+        c->sequence = op.ptr[4] == 's';
+        c->embedded = lower_type(L, t->u.control.arg, cddl_fmt(L->ctx, "%s_cbor", ctx),
+                                 cddl_fmt(L->ctx, "%s(cbor)", path), env);
+        return c;
+    }
     if (ast_str_eq(op, "cbor") || ast_str_eq(op, "cborseq") ||
         ast_str_eq(op, "abnf") || ast_str_eq(op, "abnfb") || ast_str_eq(op, "ne"))
         return unsupported(L, t->u.control.op_loc, cddl_fmt(L->ctx, "the control operator '.%.*s'", NAMEF(op)));
@@ -1662,6 +1698,68 @@ static ir_type *lower_control(lower *L, const ast_type *t, const char *ctx, cons
     return c;
 }
 
+static int hex_digit(int c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+static int b64_digit(int c)
+{
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    return c == '+' || c == '-' ? 62 : c == '/' || c == '_' ? 63 : -1;
+}
+
+/* A byte string literal (`h'0102'`, `b64'AQI'`, `'text'`) as an IR_LIT_BYTES literal (--cbor). */
+static ir_type *bytes_literal(lower *L, const ast_value *v, const char *ctx, const char *path, src_loc loc)
+{
+    ir_type *r = new_type(L, IR_LITERAL, path, ctx, loc);
+    char *out = cddl_alloc(L->ctx, v->text.len + 1);
+    size_t i, n = 0;
+    unsigned acc = 0, bits = 0;
+    int half = -1;
+    for (i = 0; i < v->text.len; i++) {
+        int c = (unsigned char)v->text.ptr[i], d;
+        if (v->qual == AST_BYTES_PLAIN) {
+            if (c == '\\' && i + 1 < v->text.len)
+                c = (unsigned char)v->text.ptr[++i];
+            out[n++] = (char)c;
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '=')
+            continue; /* RFC 8610 G.1: whitespace inside h'' and b64'' */
+        if (v->qual == AST_BYTES_HEX) {
+            if ((d = hex_digit(c)) < 0)
+                break;
+            if (half < 0) {
+                half = d;
+            } else {
+                out[n++] = (char)(half * 16 + d);
+                half = -1;
+            }
+            continue;
+        }
+        if ((d = b64_digit(c)) < 0)
+            break;
+        acc = (acc << 6) | (unsigned)d;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out[n++] = (char)((acc >> bits) & 0xff);
+        }
+    }
+    if (i < v->text.len || half >= 0)
+        ERR(L, loc, "this byte string literal is not well-formed %s", v->qual == AST_BYTES_HEX ? "hex" : "base64");
+    r->lit.kind = IR_LIT_BYTES;
+    r->lit.text.ptr = out;
+    r->lit.text.len = n;
+    return r;
+}
+
 static ir_type *lower_range(lower *L, const ast_type *t, const char *ctx, const char *path,
                             const lower_env *env)
 {
@@ -1698,11 +1796,26 @@ static ir_type *lower_range(lower *L, const ast_type *t, const char *ctx, const 
     return r;
 }
 
-static ir_type *lower_major(lower *L, const ast_type *t)
+static ir_type *lower_major(lower *L, const ast_type *t, const char *ctx, const char *path)
 {
     unsigned m = t->u.tag.major;
     uint64_t n = t->u.tag.value;
     int has = t->u.tag.has_number && t->u.tag.number_type == NULL;
+    if (L->cbor && m == 2 && !has)
+        return &L->bytes;
+    if (L->cbor && m == 6 && has) { /* `#6.n`: tag n with any content */
+        ir_type *r = new_type(L, IR_TAG, path, ctx, t->loc);
+        r->tag = n;
+        r->content = &L->prim[P_ANY];
+        return r;
+    }
+    if (L->cbor && m == 7 && has && n == 23)
+        return &L->lit_undefined;
+    if (L->cbor && m == 7 && has && n >= 25 && n <= 27) {
+        ir_type *r = constrained(L, &L->prim[P_FLOAT], path, ctx);
+        r->fwidth = n == 25 ? 2 : n == 26 ? 4 : 8;
+        return r;
+    }
     if (m == 0 && !has)
         return &L->prim[P_UINT];
     if (m == 3 && !has)
@@ -1741,7 +1854,8 @@ static ir_type *lower_type(lower *L, const ast_type *t, const char *ctx, const c
     switch (t->kind) {
     case AST_T_VALUE:
         if (t->u.value.kind == AST_V_BYTES) {
-            r = unsupported(L, t->loc, "a byte string literal");
+            r = L->cbor ? bytes_literal(L, &t->u.value, ctx, path, t->loc)
+                        : unsupported(L, t->loc, "a byte string literal");
             break;
         }
         r = new_type(L, IR_LITERAL, path, ctx, t->loc);
@@ -1801,10 +1915,18 @@ static ir_type *lower_type(lower *L, const ast_type *t, const char *ctx, const c
         r = &L->prim[P_ANY];
         break;
     case AST_T_MAJOR:
-        r = lower_major(L, t);
+        r = lower_major(L, t, ctx, path);
         break;
     case AST_T_TAG:
-        r = unsupported(L, t->loc, "a CBOR tag");
+        if (L->cbor && t->u.tag.has_number && t->u.tag.number_type == NULL && t->u.tag.number.len > 0 &&
+            !(t->u.tag.value == 0 && !(t->u.tag.number.len == 1 && t->u.tag.number.ptr[0] == '0'))) {
+            r = new_type(L, IR_TAG, path, ctx, t->loc);
+            r->tag = t->u.tag.value;
+            r->content = lower_type(L, t->u.tag.content, cddl_fmt(L->ctx, "%s_content", ctx),
+                                    cddl_fmt(L->ctx, "%s(content)", path), env);
+            break;
+        }
+        r = unsupported(L, t->loc, L->cbor ? "a CBOR tag whose number is not one 64-bit literal" : "a CBOR tag");
         break;
     case AST_T_UNWRAP: {
         /* `~time` is the tag's content (RFC 8610 3.7): in JSON, which has no tags, the value itself */
@@ -1842,16 +1964,56 @@ static int may_accept_every(lower *L, const ir_type *a);
  * as the entries together allow. Which position holds which type is not
  * checked: a -Wloose warning says so.
  */
+/*
+ * --cbor: the entries of an array with the groups it names written out
+ * (RFC 8610 2.1: a group in an array stands for its entries). COSE's
+ * `[Headers, payload: bstr / nil, signature: bstr]` is four positions, the
+ * two of `Headers = (protected: ..., unprotected: ...)` first. Only plain
+ * group rules (no generics, no choice, no occurrence) are written out.
+ */
+static void array_entries(lower *L, const ast_grpchoice *ch, const ast_entry ***out, size_t *n, int depth)
+{
+    size_t k;
+    for (k = 0; k < ch->count; k++) {
+        const ast_entry *e = ch->entries[k];
+        const ast_type *t = e->type;
+        const sema_symbol *sym;
+        if (depth < 16 && e->key_kind == AST_KEY_NONE && !e->has_occur && t->kind == AST_T_NAME &&
+            (sym = symbol_of(L, t->u.name.name)) != NULL && sym->kind == SEMA_GROUP && !sym->from_prelude &&
+            sym->def != NULL && sym->nalts == 0 && sym->def->nparams == 0) {
+            const ast_entry *body = sym->def->body;
+            if (body->key_kind == AST_KEY_NONE && !body->has_occur && body->type->kind == AST_T_PAREN &&
+                ast_paren_inner(body->type) == NULL && body->type->u.group->count == 1) {
+                array_entries(L, body->type->u.group->choices[0], out, n, depth + 1);
+                continue;
+            }
+            if (body->key_kind != AST_KEY_NONE) {
+                cddl_push(L->ctx, out, n, sizeof body, &body);
+                continue;
+            }
+        }
+        cddl_push(L->ctx, out, n, sizeof e, &e);
+    }
+}
+
 static void fill_mixed_array(lower *L, ir_type *node, const ast_type *t, const lower_env *env)
 {
     const ast_grpchoice *ch = t->u.group->choices[0];
+    const ast_entry **entries = NULL;
+    size_t nentries = 0;
     ir_type **alts = NULL;
     src_loc *locs = NULL;
     size_t k, j, n = 0, nlocs = 0, nwide = 0;
     size_t *wide = NULL; /* the entries kept that may accept all of another's values */
     uint64_t lo = 0, hi = 0;
-    for (k = 0; k < ch->count; k++) {
-        const ast_entry *e = ch->entries[k];
+    if (L->cbor) {
+        array_entries(L, ch, &entries, &nentries, 0);
+    } else { /* JSON's reading is unchanged, byte for byte in its goldens */
+        entries = (const ast_entry **)ch->entries;
+        nentries = ch->count;
+    }
+    for (k = 0; k < nentries; k++) {
+        const ast_entry *e = entries[k];
         ir_type *a = lower_type(L, e->type, cddl_fmt(L->ctx, "%s_item%zu", node->c_name, k + 1),
                                 cddl_fmt(L->ctx, "%s[%zu]", node->rule, k), env);
         uint64_t emin = e->has_occur ? e->occur_min : 1, emax = e->has_occur ? e->occur_max : 1;
@@ -2031,9 +2193,17 @@ static void add_field(lower *L, ir_type *node, ast_str key, const ast_entry *e, 
     f.key = key;
     f.doc = e->doc;
     f.loc = e->loc;
+    f.cbor_key = L->cbor_key;
+    f.cbor_key_len = L->cbor_key_len;
+    L->cbor_key = NULL; /* the value's own members, lowered below, have their own keys */
+    L->cbor_key_len = 0;
     n = naming_key_snake(key, buf, sizeof buf);
     f.snake = cddl_strdup(L->ctx, buf, n);
-    n = naming_snake(key, buf, sizeof buf);
+    if (f.cbor_key != NULL) /* an integer key: `key_1`, `key_m1` in C */
+        n = (size_t)snprintf(buf, sizeof buf, "key_%s%.*s", key.ptr[0] == '-' ? "m" : "",
+                             (int)(key.len - (key.ptr[0] == '-')), key.ptr + (key.ptr[0] == '-'));
+    else
+        n = naming_snake(key, buf, sizeof buf);
     if (naming_is_reserved(buf) && n + 1 < sizeof buf)
         buf[n++] = '_', buf[n] = '\0';
     f.c_name = cddl_strdup(L->ctx, buf, n);
@@ -2095,6 +2265,40 @@ static void add_field(lower *L, ir_type *node, ast_str key, const ast_entry *e, 
     push_member(L, node, &f);
 }
 
+/*
+ * A member keyed by a literal: a text is its name; an integer (--cbor:
+ * COSE's and SUIT's labels) is written on the CBOR wire as that integer,
+ * its canonical bytes kept in the member, and named in JSON and C by its
+ * decimal text (RFC 8949 6.1 turns such keys into text the same way).
+ */
+static void add_value_field(lower *L, ir_type *node, const ast_value *v, const ast_entry *e, const lower_env *env)
+{
+    unsigned char *kb;
+    uint64_t arg;
+    size_t n, i;
+    ast_str name;
+    if (v->kind != AST_V_INT) {
+        add_field(L, node, v->text, e, env);
+        return;
+    }
+    arg = v->negative && v->magnitude > 0 ? v->magnitude - 1 : v->magnitude; /* -1 - n */
+    kb = cddl_alloc(L->ctx, 9);
+    kb[0] = (unsigned char)((v->negative && v->magnitude > 0 ? 1 : 0) << 5);
+    n = arg < 24 ? 0 : arg <= 0xff ? 1 : arg <= 0xffff ? 2 : arg <= 0xffffffffu ? 4 : 8;
+    kb[0] |= (unsigned char)(n == 0 ? arg : n == 1 ? 24 : n == 2 ? 25 : n == 4 ? 26 : 27);
+    for (i = 0; i < n; i++)
+        kb[1 + i] = (unsigned char)(arg >> (8 * (n - 1 - i)));
+    name.ptr = v->negative && v->magnitude > 0
+                   ? cddl_fmt(L->ctx, "-%llu", (unsigned long long)v->magnitude)
+                   : cddl_fmt(L->ctx, "%llu", (unsigned long long)v->magnitude);
+    name.len = strlen(name.ptr);
+    L->cbor_key = kb;
+    L->cbor_key_len = n + 1;
+    add_field(L, node, name, e, env);
+    L->cbor_key = NULL;
+    L->cbor_key_len = 0;
+}
+
 /* ---- computed keys ------------------------------------------------------------ */
 
 /* What a key type can name in JSON, where member names are text. */
@@ -2127,8 +2331,8 @@ static void key_alts(lower *L, const ast_type *t, const lower_env *env, key_walk
     }
     switch (t->kind) {
     case AST_T_VALUE:
-        if (t->u.value.kind == AST_V_TEXT) {
-            const ast_value *v = &t->u.value;
+        if (t->u.value.kind == AST_V_TEXT || (L->cbor && t->u.value.kind == AST_V_INT && !t->u.value.overflow)) {
+            const ast_value *v = &t->u.value; /* an integer (--cbor): a member of its own, see add_value_field */
             cddl_push(L->ctx, &k->texts, &k->ntext, sizeof v, &v);
             return;
         }
@@ -2394,6 +2598,8 @@ static void computed_key(lower *L, ir_type *node, const ast_entry *e, const lowe
     key_walk k;
     uint64_t lo = e->has_occur ? e->occur_min : 1, hi = e->has_occur ? e->occur_max : 1;
     size_t i;
+    if (L->optional && L->cbor)
+        lo = 0; /* `* key-value-pair` naming `(label => value)` (SenML): the tail may be empty */
     memset(&k, 0, sizeof k);
     key_alts(L, e->key, env, &k, 0);
     if (k.ntext == 0 && !k.other) {
@@ -2404,7 +2610,7 @@ static void computed_key(lower *L, ir_type *node, const ast_entry *e, const lowe
         return;
     }
     if (!k.other && k.ntext == 1 && hi <= 1) {
-        add_field(L, node, k.texts[0]->text, e, env); /* `"name" => T` */
+        add_value_field(L, node, k.texts[0], e, env); /* `"name" => T`, `1 => T` */
         return;
     }
     if (!k.other) {
@@ -2414,7 +2620,7 @@ static void computed_key(lower *L, ir_type *node, const ast_entry *e, const lowe
         }
         L->optional++;
         for (i = 0; i < k.ntext; i++)
-            add_field(L, node, k.texts[i]->text, e, env);
+            add_value_field(L, node, k.texts[i], e, env);
         L->optional--;
         return;
     }
@@ -2498,7 +2704,9 @@ static void collect_members(lower *L, ir_type *node, const ast_group *g, const l
             add_field(L, node, e->bareword, e, env);
             break;
         case AST_KEY_VALUE:
-            if (e->key->u.value.kind != AST_V_TEXT) {
+            if (L->cbor && e->key->u.value.kind == AST_V_INT && !e->key->u.value.overflow) {
+                add_value_field(L, node, &e->key->u.value, e, env);
+            } else if (e->key->u.value.kind != AST_V_TEXT) {
                 never n = { "JSON member names are text", 0 };
                 drop_member(L, e, cddl_fmt(L->ctx, "member %.*s", NAMEF(e->key->u.value.text)), n);
             } else {
@@ -2668,9 +2876,11 @@ static int json_class(const ir_type *t)
     case IR_ENUM: return t->nvalues > 0 && t->values[0].kind != IR_LIT_TEXT ? 2 : 4; /* `200 / 404`: integers */
     case IR_ARRAY: return 5;
     case IR_STRUCT: case IR_MAP: return 6;
+    case IR_BYTES: case IR_TAG: return 8; /* --cbor: no JSON kind; a choice tries them in order */
     case IR_LITERAL:
         switch (t->lit.kind) {
         case IR_LIT_NULL: return 7;
+        case IR_LIT_UNDEFINED: case IR_LIT_BYTES: return 8;
         case IR_LIT_BOOL: return 1;
         case IR_LIT_TEXT: return 4;
         case IR_LIT_FLOAT: return 3;
@@ -3231,7 +3441,7 @@ static void classify_union(lower *L, ir_type *node, ir_type **alts, size_t nalts
     for (i = 0; i < nalts && node->cls == IR_U_KIND; i++) {
         int ci = json_class(alts[i]);
         /* int before float is the one overlap a kind test resolves: integers go to int */
-        if (ci == 0 || (classes & (1u << ci)) || (ci == 2 && (classes & (1u << 3))))
+        if (ci == 0 || ci == 8 || (classes & (1u << ci)) || (ci == 2 && (classes & (1u << 3))))
             node->cls = IR_U_UNTAGGED;
         classes |= 1u << ci;
     }
@@ -3279,6 +3489,11 @@ static void init_prims(lower *L)
     L->lit_true.lit.i = 1;
     L->lit_false = L->lit_true;
     L->lit_false.lit.i = 0;
+    memset(&L->bytes, 0, sizeof L->bytes);
+    L->bytes.kind = IR_BYTES;
+    L->bytes.len_max = SIZE_MAX;
+    L->lit_undefined = L->lit_null;
+    L->lit_undefined.lit.kind = IR_LIT_UNDEFINED;
 }
 
 /* A group rule `( A // B )` whose alternatives are all single types: it reads as their type choice. */
@@ -3391,6 +3606,7 @@ int lower_module(cddl_ctx *ctx, const sema_table *table, const ast_document *doc
     L->never_memo = cddl_alloc(ctx, (table->count + 1) * sizeof *L->never_memo);
     L->features = o->features;
     L->nfeatures = o->nfeatures;
+    L->cbor = o->cbor;
     init_prims(L);
     if (nroots > 0) {
         for (i = 0; i < nroots; i++) {

@@ -17,6 +17,8 @@ typedef struct lower_options {
     const char *const *features;/* RFC 9165 features enabled beside "json": an alternative
                                    marked `.feature` with another name is not applicable */
     size_t nfeatures;
+    int cbor;                   /* --cbor: CBOR's own types are carried (bstr, tags, undefined,
+                                   integer keys, float widths, .cbor) and "cbor" is a feature */
 } lower_options;
 
 /*

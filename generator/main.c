@@ -279,6 +279,7 @@ static int parse_args(int argc, char **argv, options *o)
             o->emit.tables_only = 1;
         } else if (strcmp(a, "--cbor") == 0) {
             o->emit.cbor = 1;
+            o->compile.cbor = 1;
         } else if (strcmp(a, "--syntax-only") == 0) {
             o->syntax_only = 1;
         } else if (strncmp(a, "-fmax-errors=", 13) == 0) {

@@ -32,6 +32,7 @@ typedef struct run {
     uint64_t max_errors;      /* reports shown at most (0: all) */
     uint64_t shown, hidden;
     const uint8_t *cbor;      /* CBOR input: the file's bytes, for the notation of a failing item */
+    int cbor_types;           /* --input cbor|cborseq: the schema is lowered with CBOR's own types */
     size_t cbor_len, cbor_base; /* ... their length, and where the item being checked starts */
 } run;
 
@@ -191,6 +192,7 @@ static int compile_type(cddl_ctx *ctx, cddl_unit *u, const char *schema, const c
     cddl_compile_options copt = { .stop_after = CDDL_STAGE_CHECK, .warn_off = CDDL_WARN_ALL };
     copt.features = o->features;
     copt.nfeatures = o->nfeatures;
+    copt.cbor = r->cbor != NULL || r->cbor_types;
     ast_str name = { type, strlen(type) };
     const sema_symbol *sym;
     int rc = cddl_compile(ctx, u, &copt);
@@ -425,6 +427,7 @@ int validate_files(const char *schema, const char *const *files, size_t nfiles,
         }
     }
     format = parsed;
+    r.cbor_types = cbor != 0;
     /* a validator checks conformance: unknown variants are reported unless --tolerant */
     r.strict = !o->tolerant;
     r.dopt.strict = !o->tolerant;

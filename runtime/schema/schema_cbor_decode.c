@@ -147,7 +147,7 @@ static aps_status decode_float(cbor_dctx *c, const aps_type *t, double *out)
     if (v != v || v - v != 0) /* NaN or an infinity: no JSON number holds it, nor the C value's checks */
         return aps_cbor_reader_fail(c->r, c->err, APS_E_RANGE, "expected a finite number; got %s",
                                     v != v ? "NaN" : "an infinity");
-    if (t->u.f.has_min || t->u.f.has_max) {
+    if (t->u.f.has_min || t->u.f.has_max || t->u.f.width != 0) {
         char msg[APS_ERROR_MESSAGE_MAX];
         if ((st = aps_schema_priv_check_float(t, v, msg, sizeof msg)) != APS_OK)
             return aps_cbor_reader_fail(c->r, c->err, st, "%s", msg);
@@ -169,6 +169,87 @@ static aps_status decode_text(cbor_dctx *c, const aps_type *t, aps_slice *out)
     }
     *out = s;
     return APS_OK;
+}
+
+/*
+ * The bytes of a `.cbor T` (`.cborseq T`) byte string: one item of T (a
+ * sequence of them), decoded into scratch space in the arena and given
+ * back; a failure is reported at the byte string, with the inner error's
+ * own offset and path inside it.
+ */
+static aps_status check_embedded(cbor_dctx *c, const aps_type *t, aps_slice s)
+{
+    const aps_type *et = t->u.bytes.embedded;
+    aps_cbor_reader sub, *outer = c->r;
+    aps_cbor_reader_options ro;
+    aps_cbor_pos pos;
+    aps_error inner, *caller = c->err;
+    aps_status st = APS_OK;
+    void *scratch = NULL;
+    aps_cbor_reader_save(outer, &pos); /* only for its arena mark: the scratch is dropped after */
+    if (et->size != 0 && (scratch = aps_arena_alloc(c->arena, et->size)) == NULL)
+        return fail_nomem(c);
+    memset(&ro, 0, sizeof ro);
+    ro.sequence = t->u.bytes.sequence;
+    aps_cbor_reader_init(&sub, s.ptr, s.len, c->arena, &ro);
+    aps_error_clear(&inner);
+    c->r = &sub;
+    c->err = &inner;
+    while (st == APS_OK && !(t->u.bytes.sequence && aps_cbor_reader_at_end(&sub))) {
+        if (scratch != NULL)
+            memset(scratch, 0, et->size);
+        st = decode_value(c, et, scratch);
+        if (!t->u.bytes.sequence)
+            break;
+    }
+    if (st == APS_OK)
+        st = aps_cbor_reader_finish(&sub, &inner);
+    c->r = outer;
+    c->err = caller;
+    aps_cbor_reader_restore(outer, &pos);
+    /* malformed or too deep bytes inside are a wrong value of this byte string, not bytes the
+     * outer reader failed on: a choice goes on to its next alternative (`bstr .cbor M / bstr .size 0`) */
+    if (st == APS_E_SYNTAX || st == APS_E_UTF8 || st == APS_E_DEPTH || st == APS_E_LIMIT)
+        st = APS_E_TYPE;
+    if (st != APS_OK)
+        return aps_cbor_reader_fail(c->r, c->err, st, "the embedded CBOR (.%s) is no %s: byte %zu%s%s: %s",
+                                    t->u.bytes.sequence ? "cborseq" : "cbor", et->name != NULL ? et->name : "value",
+                                    inner.offset, inner.pointer[0] != '\0' ? ", at " : "", inner.pointer,
+                                    inner.message);
+    return APS_OK;
+}
+
+static aps_status decode_bytes(cbor_dctx *c, const aps_type *t, aps_slice *out)
+{
+    aps_slice s;
+    aps_status st = aps_cbor_read_bytes(c->r, &s, c->err);
+    if (st != APS_OK)
+        return st;
+    if (s.len < t->u.bytes.min_len || s.len > t->u.bytes.max_len)
+        return aps_cbor_reader_fail(c->r, c->err, APS_E_RANGE, "expected a byte string of %zu to %zu bytes; got %zu",
+                                    t->u.bytes.min_len, t->u.bytes.max_len, s.len);
+    if (t->u.bytes.embedded != NULL && (st = check_embedded(c, t, s)) != APS_OK)
+        return st;
+    *out = s;
+    return APS_OK;
+}
+
+/* `#6.n(T)`: tag n, then T's item, into T's C value. */
+static aps_status decode_tag(cbor_dctx *c, const aps_type *t, void *out)
+{
+    uint64_t n;
+    aps_status st;
+    if (aps_cbor_peek(c->r) != APS_CBOR_TAG) {
+        if ((st = aps_cbor_skip(c->r, c->err)) != APS_OK) /* malformed bytes are a syntax error first */
+            return st;
+        return aps_cbor_reader_fail(c->r, c->err, APS_E_TYPE, "expected tag %llu", (unsigned long long)t->u.tag.number);
+    }
+    if ((st = aps_cbor_read_tag(c->r, &n, c->err)) != APS_OK)
+        return st;
+    if (n != t->u.tag.number)
+        return aps_cbor_reader_fail(c->r, c->err, APS_E_TYPE, "expected tag %llu; got tag %llu",
+                                    (unsigned long long)t->u.tag.number, (unsigned long long)n);
+    return decode_value(c, t->u.tag.content, out);
 }
 
 static aps_status fail_one_of(cbor_dctx *c, const aps_literal *values, size_t n, const aps_type *other,
@@ -267,6 +348,18 @@ static aps_status decode_literal(cbor_dctx *c, const aps_literal *lit)
     }
     case APS_LIT_NULL:
         return aps_cbor_read_null(c->r, c->err);
+    case APS_LIT_UNDEFINED:
+        return aps_cbor_read_undefined(c->r, c->err);
+    case APS_LIT_BYTES: {
+        aps_slice s;
+        char want[96];
+        if ((st = aps_cbor_read_bytes(c->r, &s, c->err)) != APS_OK)
+            return st;
+        if (s.len == lit->len && (s.len == 0 || memcmp(s.ptr, lit->text, s.len) == 0))
+            return APS_OK;
+        return aps_cbor_reader_fail(c->r, c->err, APS_E_UNKNOWN, "expected %s; got another byte string of %zu bytes",
+                                    aps_schema_priv_literal(want, sizeof want, lit), s.len);
+    }
     }
     return aps_cbor_reader_fail(c->r, c->err, APS_E_ARGUMENT, "malformed literal descriptor");
 }
@@ -370,6 +463,8 @@ static size_t find_field(const aps_field *f, size_t n, aps_slice k, aps_key_case
 {
     size_t i;
     for (i = 0; i < n; i++) {
+        if (f[i].cbor_key != NULL)
+            continue; /* its key is no text: matched by its bytes (find_keyed) */
         if (kc != APS_CASE_SNAKE && f[i].key_len == k.len && memcmp(f[i].key, k.ptr, k.len) == 0)
             return i;
         if (kc != APS_CASE_SCHEMA && f[i].snake != NULL && f[i].snake_len == k.len &&
@@ -377,6 +472,26 @@ static size_t find_field(const aps_field *f, size_t n, aps_slice k, aps_key_case
             return i;
     }
     return SIZE_MAX;
+}
+
+/* The field of f[0..n) whose CBOR key (not a text: `1 => T`) is the canonical key `k`; SIZE_MAX when none is. */
+static size_t find_keyed(const aps_field *f, size_t n, aps_cbor_raw k)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (f[i].cbor_key != NULL && f[i].cbor_key_len == k.len && memcmp(f[i].cbor_key, k.ptr, k.len) == 0)
+            return i;
+    return SIZE_MAX;
+}
+
+/* Is `k` the JSON name (decimal text) of a member of f[0..n) keyed by an integer? */
+static bool names_keyed(const aps_field *f, size_t n, aps_slice k)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (f[i].cbor_key != NULL && f[i].key_len == k.len && memcmp(f[i].key, k.ptr, k.len) == 0)
+            return true;
+    return false;
 }
 
 /* Is `k` the discriminant `u` chooses by, in the key case? */
@@ -568,8 +683,26 @@ static aps_status struct_body(cbor_dctx *c, const aps_type *t, char *base, size_
     while ((st = aps_cbor_next_entry(c->r, &rkey, &more, c->err)) == APS_OK && more) {
         const aps_field *f;
         char *fbase = base;
-        if (!aps_cbor_raw_text(rkey, &key))
-            return fail_key(c);
+        if (!aps_cbor_raw_text(rkey, &key)) {
+            if ((i = find_keyed(pf, np, rkey)) != SIZE_MAX) {
+                f = &pf[i];
+            } else if (na != 0 && (i = find_keyed(af, na, rkey)) != SIZE_MAX) {
+                f = &af[i];
+                fbase = abase;
+                i += np;
+            } else if (vt != NULL && kind == 0 && extras == NULL) {
+                if ((st = aps_cbor_skip(c->r, c->err)) != APS_OK)
+                    return st;
+                continue;
+            } else {
+                return fail_key(c); /* an unknown member is kept by its text name only */
+            }
+            if (aps_seen_mark(&s, i))
+                return aps_cbor_reader_fail(c->r, c->err, APS_E_DUPLICATE, "duplicate member '%s'", f->key);
+            if ((st = decode_field(c, f, fbase)) != APS_OK)
+                return st;
+            continue;
+        }
         if ((i = find_field(pf, np, key, c->key_case)) != SIZE_MAX) {
             f = &pf[i];
         } else if (na != 0 && (i = find_field(af, na, key, c->key_case)) != SIZE_MAX) {
@@ -577,6 +710,9 @@ static aps_status struct_body(cbor_dctx *c, const aps_type *t, char *base, size_
             fbase = abase;
             i += np;
         } else if (extras != NULL) {
+            /* text "4" beside integer key 4: one C value could not be written to JSON, where both are "4" */
+            if (names_keyed(pf, np, key) || names_keyed(af, na, key))
+                return fail_member(c, APS_E_DUPLICATE, "a text key that is the JSON name of an integer key:", key);
             if ((st = keep_extra(c, t, extras, &xcap, key)) != APS_OK)
                 return st;
             continue;
@@ -769,6 +905,7 @@ static aps_status decode_nested(cbor_dctx *c, const aps_type *t, char *out)
     case APS_K_STRUCT: st = decode_struct(c, t, out); break;
     case APS_K_ARRAY: st = decode_array(c, t, (aps_array *)(void *)out); break;
     case APS_K_MAP: st = decode_map(c, t, (aps_array *)(void *)out); break;
+    case APS_K_TAG: st = decode_tag(c, t, out); break;
     default:
         switch (t->u.un.cls) {
         case APS_U_DISCRIMINATED: st = decode_discriminated(c, t, out); break;
@@ -803,7 +940,9 @@ static aps_status decode_value(cbor_dctx *c, const aps_type *t, void *out)
     case APS_K_ARRAY:
     case APS_K_MAP:
     case APS_K_UNION:
+    case APS_K_TAG:
         return decode_nested(c, t, (char *)out);
+    case APS_K_BYTES: return decode_bytes(c, t, (aps_slice *)out);
     }
     return aps_cbor_reader_fail(c->r, c->err, APS_E_ARGUMENT, "malformed type descriptor");
 }

@@ -36,6 +36,8 @@ static void put_literal(aps_cbor_writer *w, const aps_literal *lit)
     case APS_LIT_FLOAT: aps_cbor_write_float(w, lit->f); break;
     case APS_LIT_BOOL: aps_cbor_write_bool(w, lit->i != 0); break;
     case APS_LIT_NULL: aps_cbor_write_null(w); break;
+    case APS_LIT_UNDEFINED: aps_cbor_write_undefined(w); break;
+    case APS_LIT_BYTES: aps_cbor_write_bytes(w, lit->text, lit->len); break;
     }
 }
 
@@ -72,7 +74,14 @@ static aps_status put_fields(cbor_ectx *c, const aps_field *f, size_t n, const c
         bool snake = c->snake && f[i].snake != NULL;
         if ((fl & APS_F_OPTIONAL) && !*APS_CAT(base, f[i].present_offset, bool))
             continue;
-        aps_cbor_write_text(c->w, snake ? f[i].snake : f[i].key, snake ? f[i].snake_len : f[i].key_len);
+        if (f[i].cbor_key != NULL) { /* `1 => T`: the key's canonical bytes */
+            aps_cbor_raw k;
+            k.ptr = f[i].cbor_key;
+            k.len = f[i].cbor_key_len;
+            aps_cbor_write_raw(c->w, k);
+        } else {
+            aps_cbor_write_text(c->w, snake ? f[i].snake : f[i].key, snake ? f[i].snake_len : f[i].key_len);
+        }
         if ((fl & APS_F_NULLABLE) && *APS_CAT(base, f[i].null_offset, bool))
             aps_cbor_write_null(c->w);
         else if (fl & APS_F_LITERAL)
@@ -171,6 +180,10 @@ static aps_status encode_nested(cbor_ectx *c, const aps_type *t, const void *val
     case APS_K_STRUCT: st = encode_struct(c, t, (const char *)value); break;
     case APS_K_ARRAY: st = encode_array(c, t, (const aps_array *)value); break;
     case APS_K_MAP: st = encode_map(c, t, (const aps_array *)value); break;
+    case APS_K_TAG:
+        aps_cbor_write_tag(c->w, t->u.tag.number);
+        st = encode(c, t->u.tag.content, value);
+        break;
     default: st = encode_union(c, t, (const char *)value); break;
     }
     c->depth--;
@@ -185,7 +198,17 @@ static aps_status encode(cbor_ectx *c, const aps_type *t, const void *value)
     case APS_K_BOOL: aps_cbor_write_bool(w, *(const bool *)value); break;
     case APS_K_INT: aps_cbor_write_int(w, *(const int64_t *)value); break;
     case APS_K_UINT: aps_cbor_write_uint(w, *(const uint64_t *)value); break;
-    case APS_K_FLOAT: aps_cbor_write_float(w, *(const double *)value); break;
+    case APS_K_FLOAT:
+        if (t->u.f.width != 0) /* `float16` / `float32` / `float64`: exactly that width */
+            aps_cbor_write_float_width(w, *(const double *)value, t->u.f.width);
+        else
+            aps_cbor_write_float(w, *(const double *)value);
+        break;
+    case APS_K_BYTES: {
+        const aps_slice *s = (const aps_slice *)value;
+        aps_cbor_write_bytes(w, s->ptr, s->len);
+        break;
+    }
     case APS_K_TEXT: {
         const aps_slice *s = (const aps_slice *)value;
         aps_cbor_write_text(w, s->ptr, s->len);
@@ -209,6 +232,7 @@ static aps_status encode(cbor_ectx *c, const aps_type *t, const void *value)
     case APS_K_ARRAY:
     case APS_K_MAP:
     case APS_K_UNION:
+    case APS_K_TAG:
         return encode_nested(c, t, value);
     default:
         return APS_E_ARGUMENT;

@@ -8,6 +8,7 @@
  * the engine's files call one way: decode -> fast -> checks,
  * validate -> decode, validate -> checks (tests/tooling/layers/calls.sh).
  */
+#include "aps/cbor.h"
 #include "aps/json_impl.h"
 #include "schema_internal.h"
 
@@ -70,6 +71,25 @@ char *aps_schema_priv_literal(char *buf, size_t cap, const aps_literal *lit)
     case APS_LIT_FLOAT: format_double(buf, cap, lit->f); break;
     case APS_LIT_BOOL: snprintf(buf, cap, "%s", lit->i ? "true" : "false"); break;
     case APS_LIT_NULL: snprintf(buf, cap, "null"); break;
+    case APS_LIT_UNDEFINED: snprintf(buf, cap, "undefined"); break;
+    case APS_LIT_BYTES: {
+        size_t i, n = 0;
+        static const char hex[] = "0123456789abcdef";
+        if (cap < 4) {
+            if (cap > 0)
+                buf[0] = '\0';
+            break;
+        }
+        buf[n++] = 'h';
+        buf[n++] = '\'';
+        for (i = 0; i < lit->len && n + 4 < cap; i++) {
+            buf[n++] = hex[((const unsigned char *)lit->text)[i] >> 4];
+            buf[n++] = hex[((const unsigned char *)lit->text)[i] & 15];
+        }
+        buf[n++] = '\'';
+        buf[n] = '\0';
+        break;
+    }
     }
     return buf;
 }
@@ -131,6 +151,22 @@ aps_status aps_schema_priv_check_text(const aps_type *t, const char *s, size_t l
 aps_status aps_schema_priv_check_float(const aps_type *t, double v, char *msg, size_t cap)
 {
     char a[40], b[40];
+    if (t->u.f.width != 0) {
+        /* `float16` / `float32`: a value that width holds exactly, or CBOR could not write it as asked;
+         * the CBOR writer's own test, on a scratch buffer */
+        uint8_t buf[16];
+        aps_cbor_writer w;
+        aps_status st;
+        aps_cbor_writer_init_fixed(&w, buf, sizeof buf, NULL);
+        aps_cbor_write_float_width(&w, v, t->u.f.width);
+        st = aps_cbor_writer_status(&w);
+        aps_cbor_writer_deinit(&w);
+        if (st != APS_OK) {
+            format_double(b, sizeof b, v);
+            snprintf(msg, cap, "expected a number a %d-bit float holds exactly; got %s", t->u.f.width * 8, b);
+            return APS_E_RANGE;
+        }
+    }
     if (t->u.f.has_min && (v < t->u.f.min || (t->u.f.min_exclusive && v == t->u.f.min))) {
         format_double(a, sizeof a, t->u.f.min);
         format_double(b, sizeof b, v);
@@ -260,8 +296,12 @@ bool aps_schema_priv_kind_fits(const aps_type *t, aps_json_kind jk, bool is_int,
         case APS_LIT_FLOAT: return jk == APS_JSON_NUMBER;
         case APS_LIT_BOOL: return jk == APS_JSON_BOOL;
         case APS_LIT_NULL: return jk == APS_JSON_NULL;
+        case APS_LIT_UNDEFINED:
+        case APS_LIT_BYTES: return false; /* no JSON form */
         }
         return false;
+    case APS_K_BYTES: return false;
+    case APS_K_TAG: return depth <= 16 && aps_schema_priv_kind_fits(t->u.tag.content, jk, is_int, depth + 1);
     case APS_K_UNION:
         if (t->u.un.cls == APS_U_DISCRIMINATED)
             return jk == APS_JSON_OBJECT;

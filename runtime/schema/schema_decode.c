@@ -263,7 +263,7 @@ static aps_status decode_float(dctx *c, const aps_type *t, double *out)
     aps_status st = aps_json_read_double(c->r, &v, c->err);
     if (st != APS_OK)
         return st;
-    if (APS_UNLIKELY(t->u.f.has_min || t->u.f.has_max)) {
+    if (APS_UNLIKELY(t->u.f.has_min || t->u.f.has_max || t->u.f.width != 0)) {
         char msg[APS_ERROR_MESSAGE_MAX];
         if ((st = aps_schema_priv_check_float(t, v, msg, sizeof msg)) != APS_OK)
             return aps_json_reader_fail(c->r, c->err, st, "%s", msg);
@@ -385,6 +385,10 @@ static aps_status decode_literal(dctx *c, const aps_literal *lit)
     }
     case APS_LIT_NULL:
         return aps_json_read_null(c->r, c->err);
+    case APS_LIT_UNDEFINED:
+    case APS_LIT_BYTES:
+        return aps_json_reader_fail(c->r, c->err, APS_E_TYPE, "%s has no JSON form (CBOR only)",
+                                    lit->kind == APS_LIT_BYTES ? "a byte string" : "'undefined'");
     }
     return aps_json_reader_fail(c->r, c->err, APS_E_ARGUMENT, "malformed literal descriptor");
 }
@@ -911,8 +915,12 @@ static const char *kind_name(const aps_type *t)
         case APS_LIT_FLOAT: return "a number";
         case APS_LIT_BOOL: return "a boolean";
         case APS_LIT_NULL: return "null";
+        case APS_LIT_UNDEFINED: return "undefined";
+        case APS_LIT_BYTES: return "a byte string";
         }
         return "a value";
+    case APS_K_BYTES: return "a byte string";
+    case APS_K_TAG: return kind_name(t->u.tag.content);
     case APS_K_UNION:
         return t->u.un.cls == APS_U_DISCRIMINATED ? "an object" : "a value";
     case APS_K_ANY: return "a value";
@@ -1028,6 +1036,7 @@ static aps_status decode_nested(dctx *c, const aps_type *t, char *out)
     case APS_K_STRUCT: st = decode_struct(c, t, out); break;
     case APS_K_ARRAY: st = decode_array(c, t, (aps_array *)(void *)out); break;
     case APS_K_MAP: st = decode_map(c, t, (aps_array *)(void *)out); break;
+    case APS_K_TAG: st = decode_value(c, t->u.tag.content, out); break;
     default:
         switch (t->u.un.cls) {
         case APS_U_DISCRIMINATED: st = decode_discriminated(c, t, out); break;
@@ -1061,6 +1070,10 @@ static aps_status decode_value(dctx *c, const aps_type *t, void *out)
     case APS_K_ARRAY:
     case APS_K_MAP:
     case APS_K_UNION:
+        return decode_nested(c, t, (char *)out);
+    case APS_K_BYTES: /* refused at the value, located, rather than read as something it is not */
+        return aps_json_reader_fail(c->r, c->err, APS_E_TYPE, "a byte string has no JSON form (CBOR only)");
+    case APS_K_TAG: /* JSON has no tags: the content alone */
         return decode_nested(c, t, (char *)out);
     }
     return aps_json_reader_fail(c->r, c->err, APS_E_ARGUMENT, "malformed type descriptor");

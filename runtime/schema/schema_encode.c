@@ -42,6 +42,8 @@ static aps_status put_literal(aps_json_writer *w, const aps_literal *lit)
     case APS_LIT_FLOAT: ok = aps_json_impl_put_double(w, lit->f); break;
     case APS_LIT_BOOL: ok = aps_json_impl_put_bool(w, lit->i != 0); break;
     case APS_LIT_NULL: ok = aps_json_impl_put(w, "null", 4); break;
+    case APS_LIT_UNDEFINED:
+    case APS_LIT_BYTES: return APS_E_TYPE; /* no JSON form (CBOR only) */
     }
     return ok ? APS_OK : w->status;
 }
@@ -198,6 +200,7 @@ static aps_status encode_nested(ectx *c, const aps_type *t, const void *value)
     case APS_K_STRUCT: st = encode_struct(c, t, (const char *)value); break;
     case APS_K_ARRAY: st = encode_array(c, t, (const aps_array *)value); break;
     case APS_K_MAP: st = encode_map(c, t, (const aps_array *)value); break;
+    case APS_K_TAG: st = encode(c, t->u.tag.content, value); break;
     default: st = encode_union(c, t, (const char *)value); break;
     }
     c->depth--;
@@ -244,6 +247,10 @@ static aps_status encode(ectx *c, const aps_type *t, const void *value)
     case APS_K_MAP:
     case APS_K_UNION:
         return encode_nested(c, t, value);
+    case APS_K_TAG: /* JSON has no tags: the content alone */
+        return encode_nested(c, t, value);
+    case APS_K_BYTES: /* no JSON form (CBOR only): refused, nothing is made up */
+        return APS_E_TYPE;
     default:
         return APS_E_ARGUMENT;
     }

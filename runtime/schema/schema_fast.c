@@ -365,7 +365,7 @@ static const char *fast_float(const aps_type *t, const char *p, const char *end,
     if (p >= end || (*p != '-' && (unsigned)(*p - '0') > 9) ||
         (e = aps_json_impl_scan_number(p, end, &bad)) == NULL || !aps_json_impl_to_double(p, e, out))
         return NULL;
-    if ((t->u.f.has_min || t->u.f.has_max) && aps_schema_priv_check_float(t, *out, msg, sizeof msg) != APS_OK)
+    if ((t->u.f.has_min || t->u.f.has_max || t->u.f.width != 0) && aps_schema_priv_check_float(t, *out, msg, sizeof msg) != APS_OK)
         return NULL;
     return e;
 }
@@ -410,6 +410,8 @@ static const char *fast_literal(fast_ctx *c, const aps_literal *lit, const char 
         *matched = true;
         return aps_scan_word(p, end, "null", 4);
     case APS_LIT_FLOAT:
+    case APS_LIT_UNDEFINED:
+    case APS_LIT_BYTES:
         break;
     }
     return NULL;
@@ -1137,6 +1139,9 @@ static const char *fast_value(fast_ctx *c, const aps_type *t, const char *p, voi
     case APS_K_MAP:
     case APS_K_UNION:
         return fast_nested(c, t, p, (char *)out);
+    case APS_K_BYTES:
+    case APS_K_TAG:
+        return NULL; /* the exact decoder says what JSON makes of them */
     }
     return NULL;
 }

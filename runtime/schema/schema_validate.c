@@ -114,6 +114,20 @@ static APS_NOINLINE aps_status check_text_constraints(vctx *v, const aps_type *t
     return st == APS_OK ? APS_OK : validate_fail(v, st, "%s", msg);
 }
 
+/*
+ * A byte string: its size bounds. Embedded CBOR (`.cbor T`) is checked when
+ * decoded, not here: this check allocates nothing and reads no CBOR.
+ */
+static aps_status check_bytes(vctx *v, const aps_type *t, const aps_slice *s)
+{
+    if (s->ptr == NULL && s->len != 0)
+        return validate_fail(v, APS_E_ARGUMENT, "byte string of %zu bytes with a NULL pointer", s->len);
+    if (s->len < t->u.bytes.min_len || s->len > t->u.bytes.max_len)
+        return validate_fail(v, APS_E_RANGE, "expected a byte string of %zu to %zu bytes; got %zu",
+                             t->u.bytes.min_len, t->u.bytes.max_len, s->len);
+    return APS_OK;
+}
+
 static aps_status check_text(vctx *v, const aps_type *t, const aps_slice *s)
 {
     size_t bad;
@@ -188,6 +202,8 @@ static APS_NOINLINE aps_status check_enum_other(vctx *v, const aps_type *t, cons
     return APS_OK;
 }
 
+static inline aps_status check(vctx *v, const aps_type *t, const void *value, size_t depth);
+
 /* A struct, array, map or union that is the depth-th typed container of the path. */
 static inline aps_status check_nested(vctx *v, const aps_type *t, const void *value, size_t depth)
 {
@@ -197,6 +213,7 @@ static inline aps_status check_nested(vctx *v, const aps_type *t, const void *va
     case APS_K_STRUCT: return check_struct(v, t, (const char *)value, depth);
     case APS_K_ARRAY: return check_array(v, t, (const aps_array *)value, depth);
     case APS_K_MAP: return check_map(v, t, (const aps_array *)value, depth);
+    case APS_K_TAG: return check(v, t->u.tag.content, value, depth);
     default: return check_union(v, t, (const char *)value, depth);
     }
 }
@@ -238,7 +255,10 @@ static inline aps_status check(vctx *v, const aps_type *t, const void *value, si
     case APS_K_ARRAY:
     case APS_K_MAP:
     case APS_K_UNION:
+    case APS_K_TAG:
         return check_nested(v, t, value, depth + 1);
+    case APS_K_BYTES:
+        return check_bytes(v, t, (const aps_slice *)value);
     }
     return validate_fail(v, APS_E_ARGUMENT, "malformed type descriptor");
 }

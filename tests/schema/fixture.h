@@ -20,13 +20,13 @@
     static const aps_type name = { APS_K_LITERAL, NULL, 0, { .lit = TXT(s) }, NULL, NULL, NULL }
 /* A wire name and its length, as cddlgen emits them. */
 #define KEY(k) k, sizeof(k) - 1
-#define F(S, key, snake, type, m) { KEY(key), KEY(snake), &type, offsetof(S, m), 0, 0, APS_F_PLAIN_NAMES }
+#define F(S, key, snake, type, m) { KEY(key), KEY(snake), &type, offsetof(S, m), 0, 0, APS_F_PLAIN_NAMES, NULL, 0 }
 #define OPT(S, key, snake, type, m) \
-    { KEY(key), KEY(snake), &type, offsetof(S, m), offsetof(S, has_##m), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES }
+    { KEY(key), KEY(snake), &type, offsetof(S, m), offsetof(S, has_##m), 0, APS_F_OPTIONAL | APS_F_PLAIN_NAMES, NULL, 0 }
 #define NUL(S, key, snake, type, m) \
-    { KEY(key), KEY(snake), &type, offsetof(S, m), 0, offsetof(S, m##_is_null), APS_F_NULLABLE | APS_F_PLAIN_NAMES }
-#define LIT(key, type) { KEY(key), KEY(key), &type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES }
-#define OPTLIT(S, key, type, m) { KEY(key), KEY(key), &type, 0, offsetof(S, has_##m), 0, APS_F_OPTIONAL | APS_F_LITERAL }
+    { KEY(key), KEY(snake), &type, offsetof(S, m), 0, offsetof(S, m##_is_null), APS_F_NULLABLE | APS_F_PLAIN_NAMES, NULL, 0 }
+#define LIT(key, type) { KEY(key), KEY(key), &type, 0, 0, 0, APS_F_LITERAL | APS_F_PLAIN_NAMES, NULL, 0 }
+#define OPTLIT(S, key, type, m) { KEY(key), KEY(key), &type, 0, offsetof(S, has_##m), 0, APS_F_OPTIONAL | APS_F_LITERAL, NULL, 0 }
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define STRUCT(name, S, fields, open, xoff, xtype, variants, voff)                                 \
     static const aps_type name = { APS_K_STRUCT, #S, sizeof(S),                                    \

@@ -74,10 +74,19 @@ typedef enum aps_kind {
     APS_K_STRUCT,  /* a C struct for a JSON object with named members */
     APS_K_ARRAY,   /* aps_array of u.arr.elem */
     APS_K_MAP,     /* aps_array of entries { aps_slice key; T value; }: `{* text => T}` */
-    APS_K_UNION    /* a tagged union: int kind at u.un.kind_offset, payload at u.un.payload_offset */
+    APS_K_UNION,   /* a tagged union: int kind at u.un.kind_offset, payload at u.un.payload_offset */
+    APS_K_BYTES,   /* aps_slice: a CBOR byte string (`bstr`), with optional size bounds and
+                      embedded CBOR (`.cbor T`, `.cborseq T`); no JSON form: refused in JSON */
+    APS_K_TAG      /* the C value of u.tag.content: on the CBOR wire inside tag u.tag.number
+                      (`#6.n(T)`); in JSON the content alone, as JSON has no tags */
 } aps_kind;
 
-typedef enum aps_literal_kind { APS_LIT_TEXT, APS_LIT_INT, APS_LIT_UINT, APS_LIT_FLOAT, APS_LIT_BOOL, APS_LIT_NULL } aps_literal_kind;
+/* A literal's kind. APS_LIT_UNDEFINED (CBOR's `undefined`) and APS_LIT_BYTES (`h'0102'`, bytes
+ * at text/len) have no JSON form: the JSON codecs refuse them. */
+typedef enum aps_literal_kind {
+    APS_LIT_TEXT, APS_LIT_INT, APS_LIT_UINT, APS_LIT_FLOAT, APS_LIT_BOOL, APS_LIT_NULL,
+    APS_LIT_UNDEFINED, APS_LIT_BYTES
+} aps_literal_kind;
 
 /* A literal value: the discriminant `"text-delta"`, an enum member, `null`. */
 typedef struct aps_literal {
@@ -139,6 +148,11 @@ typedef struct aps_field {
     size_t present_offset;    /* of `bool has_...` when APS_F_OPTIONAL */
     size_t null_offset;       /* of `bool ..._is_null` when APS_F_NULLABLE */
     unsigned flags;
+    const unsigned char *cbor_key; /* the member's CBOR key when it is no text (`1 => T`, COSE's
+                                      labels): one item in canonical form (shortest head), matched
+                                      and written as these bytes; `key` is then its JSON name, the
+                                      decimal text. NULL: the key is the text `key` */
+    size_t cbor_key_len;
 } aps_field;
 
 /* How a union chooses its alternative. */
@@ -163,8 +177,24 @@ struct aps_type {
             uint64_t min, max;
             uint64_t forbidden_bits;     /* bits that must be clear: those `.bits` does not list; 0 for none */
         } u;
-        struct { double min, max; bool has_min, has_max, min_exclusive, max_exclusive; } f;
+        struct {
+            double min, max;
+            bool has_min, has_max, min_exclusive, max_exclusive;
+            unsigned char width;         /* CBOR: 2, 4 or 8 writes exactly that width (`float16`,
+                                            `float32`, `float64`); 0 the narrowest exact one */
+        } f;
         aps_type_text text;
+        struct {
+            size_t min_len, max_len;     /* bytes, from `.size`; max SIZE_MAX when unbounded */
+            const aps_type *embedded;    /* `.cbor T` / `.cborseq T`: the bytes are one item (a
+                                            sequence) of T, checked on decode and encode and kept
+                                            as bytes; NULL: any bytes */
+            bool sequence;               /* `.cborseq`: zero or more items */
+        } bytes;
+        struct {
+            uint64_t number;             /* the tag number, `n` of `#6.n(T)` */
+            const aps_type *content;     /* its content's type; its C value is this type's */
+        } tag;
         aps_literal lit;
         struct {
             const aps_literal *values;

@@ -65,6 +65,15 @@ CASES = [
     ("Upload", {"off": 0, "sha": bytes(32), "data": b"\xde\xad\xbe\xef", "upgrade": False}, ("ok", "-")),
     ("Upload", {"image": 1, "len": 4096, "off": 512}, ("ok", '{"image":1,"len":4096,"off":512}')),
     ("Upload", {"off": 0, "data": "text"}, ("error", "byte string")),
+    # zcbor's cases written in its own dialect (docs/cddl.md, "zcbor's dialect"): labels on
+    # choices and groups, an occurrence after a label, a label before a key
+    ("Pet", [["Fluffy", "Furry"], bytes(8), 1], "ok"),
+    ("Pet", [["Rex"], b"\x01" * 8, 3], "ok"),
+    ("Pet", [["Rex"], b"short", 2], ("error", "/1")),
+    ("MultiList", {"images": [{"image": 0, "slot": 1, "version": b"1.0.0"}, {"image": 1, "slot": 0, "version": b""}]}, "ok"),
+    ("MultiList", {"images": [{"image": 1}]}, ("error", "missing required member 'slot'")),
+    ("MultiList", {"images": []}, ("error", "/images")),
+    ("List", {"images": [{"slot": 0, "version": b"2.1"}]}, "ok"),
     # RFC 8610's examples
     ("reputation-object", {"application": "conflict.example", "reputons": [
         {"rater": "rep.example", "assertion": "spam", "rated": "mail.example", "rating": 0.5,

@@ -9,9 +9,11 @@
 
 #include "cose.h"
 #include "optional.h"
+#include "pet.h"
 #include "rfc.h"
 #include "senml.h"
 #include "serial.h"
+#include "serialenc.h"
 
 static const struct cddl_type {
     const char *name;
@@ -43,6 +45,9 @@ static const struct cddl_type {
     { "tagged-any", &rfc_tagged_any_type },
     { "log", &rfc_log_type },
     { "widths", &rfc_widths_type },
+    { "Pet", &pet_pet_type },
+    { "MultiList", &serialenc_multi_list_type },
+    { "List", &serialenc_list_type },
 };
 
 #endif

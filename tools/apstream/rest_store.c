@@ -311,8 +311,10 @@ static char *state_metadata(const rthread *t, const rrun *run)
     aps_json_write_object_begin(&w);
     write_str(&w, "thread_id", t->id);
     if (run != NULL) {
+        const char *graph = run->graph[0] != '\0' ? run->graph : t->graph; /* (a run started by run.start names none) */
         write_str(&w, "run_id", run->id);
-        write_str(&w, "graph_id", run->graph);
+        if (graph[0] != '\0')
+            write_str(&w, "graph_id", graph);
         write_str(&w, "assistant_id", run->assistant);
         aps_json_write_key(&w, "run_attempt", 11);
         aps_json_write_int64(&w, 1);

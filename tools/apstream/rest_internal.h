@@ -245,7 +245,9 @@ rthread *rest_thread_add(rest *r, const char *id, const char *metadata, size_t l
 void rest_thread_remove(rest *r, rthread *t);
 /* Writes the Thread JSON of t. */
 void rest_thread_json(const rthread *t, aps_json_writer *w);
-/* Keeps `values` (JSON) as the thread's newest state. */
+/* A checkpoint's metadata as the reference writes it: {source, step, parents: {}}. */
+void rest_step_metadata(aps_json_writer *w, const char *source, int64_t step);
+/* Keeps `values` (JSON) as the thread's newest state, made by `run` (NULL: by no run). */
 void rest_thread_push_state(rest *r, rthread *t, const char *values, size_t len, const rrun *run);
 /* Writes the ThreadState JSON of t's state `s` (NULL: its newest). */
 void rest_state_json(const rthread *t, const rstate *s, aps_json_writer *w);

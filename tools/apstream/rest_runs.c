@@ -565,14 +565,7 @@ static void map_checkpoint(rthread *t, rrun *run, aps_json_raw data, aps_arena *
     aps_json_write_key(&w, "values", 6);
     aps_json_write_raw(&w, (aps_json_raw){ t->values != NULL ? t->values : "{}", t->values != NULL ? strlen(t->values) : 2 });
     aps_json_write_key(&w, "metadata", 8);
-    aps_json_write_object_begin(&w);
-    write_str(&w, "source", source[0] ? source : "loop");
-    aps_json_write_key(&w, "step", 4);
-    aps_json_write_int64(&w, t->step);
-    aps_json_write_key(&w, "parents", 7);
-    aps_json_write_object_begin(&w);
-    aps_json_write_object_end(&w);
-    aps_json_write_object_end(&w);
+    rest_step_metadata(&w, source[0] ? source : "loop", t->step);
     aps_json_write_key(&w, "next", 4);
     aps_json_write_array_begin(&w);
     aps_json_write_array_end(&w);

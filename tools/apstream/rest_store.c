@@ -288,6 +288,18 @@ void rest_thread_json(const rthread *t, aps_json_writer *w)
     aps_json_write_object_end(w);
 }
 
+void rest_step_metadata(aps_json_writer *w, const char *source, int64_t step)
+{
+    aps_json_write_object_begin(w);
+    write_str(w, "source", source);
+    aps_json_write_key(w, "step", 4);
+    aps_json_write_int64(w, step);
+    aps_json_write_key(w, "parents", 7);
+    aps_json_write_object_begin(w);
+    aps_json_write_object_end(w);
+    aps_json_write_object_end(w);
+}
+
 /*
  * A state's metadata as the reference's checkpointer keeps it: its source,
  * step and parents, and, for a state a run made, that run's metadata (the
@@ -298,14 +310,7 @@ static char *state_metadata(const rthread *t, const rrun *run)
     aps_json_writer w;
     char *text;
     aps_json_writer_init(&w, NULL);
-    aps_json_write_object_begin(&w);
-    write_str(&w, "source", "loop");
-    aps_json_write_key(&w, "step", 4);
-    aps_json_write_int64(&w, t->step);
-    aps_json_write_key(&w, "parents", 7);
-    aps_json_write_object_begin(&w);
-    aps_json_write_object_end(&w);
-    aps_json_write_object_end(&w);
+    rest_step_metadata(&w, "loop", t->step);
     text = aps_json_writer_status(&w) == APS_OK ? rest_strndup(aps_json_writer_data(&w), aps_json_writer_len(&w)) : NULL;
     aps_json_writer_reset(&w);
     aps_json_write_object_begin(&w);

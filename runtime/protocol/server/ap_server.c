@@ -717,13 +717,29 @@ static uint64_t replay_count(srv_thread *t, const aps_filter *filter, const aps_
 }
 
 /* The WebSocket's own commands: subscription.*. Fills `response`. */
+/*
+ * `text` copied into the arena: an error message the response keeps, which
+ * is written after the function that made the message has returned (a
+ * slice of its stack would be read after the stack was reused).
+ */
+static aps_slice arena_text(aps_arena *arena, const char *text)
+{
+    aps_slice out;
+    out.len = strlen(text);
+    out.ptr = aps_arena_dup(arena, text, out.len);
+    if (out.ptr == NULL) {
+        out.ptr = "out of memory";
+        out.len = strlen(out.ptr);
+    }
+    return out;
+}
+
 static void ws_subscription_command(ap_server *s, conn *c, const ap_command_t *cmd, ap_message_t *response,
                                     aps_arena *arena)
 {
     const ap_command_data_t *d = &cmd->command_data;
     aps_error err = APS_ERROR_INIT;
     char why[640];
-    aps_slice msg;
     size_t i;
     if (d->kind == AP_COMMAND_DATA_SUBSCRIPTION_SUBSCRIBE) {
         aps_filter f;
@@ -757,9 +773,7 @@ static void ws_subscription_command(ap_server *s, conn *c, const ap_command_t *c
         if (i == c->nsubs) {
             snprintf(why, sizeof why, "no subscription %.*s on this connection", (int)(id.len > 64 ? 64 : id.len),
                      id.ptr);
-            msg.ptr = why;
-            msg.len = strlen(why);
-            ap_response_error(response, cmd, AP_ERROR_CODE_NO_SUCH_SUBSCRIPTION, msg);
+            ap_response_error(response, cmd, AP_ERROR_CODE_NO_SUCH_SUBSCRIPTION, arena_text(arena, why));
             return;
         }
         aps_filter_deinit(&c->subs[i].filter);
@@ -817,9 +831,7 @@ static void ws_subscription_command(ap_server *s, conn *c, const ap_command_t *c
         return;
     }
 invalid:
-    msg.ptr = why;
-    msg.len = strlen(why);
-    ap_response_error(response, cmd, AP_ERROR_CODE_INVALID_ARGUMENT, msg);
+    ap_response_error(response, cmd, AP_ERROR_CODE_INVALID_ARGUMENT, arena_text(arena, why));
 }
 
 /*

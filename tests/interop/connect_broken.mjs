@@ -62,14 +62,21 @@ cases.push(
   ["forever", [...ws, "--timeout", "3"], 1, /^\d+: error: timed out after 3 s: the run's root lifecycle did not end/m],
 );
 
+// Runs cmd: { code, out }, out its standard output, then its standard error.
+// Kept apart while they come: chunks of the two interleave anywhere, and a
+// line of one cut by the other would not match the expected line.
 function run(cmd, args, ms) {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    child.stdout.on("data", (d) => { out += d; });
-    child.stderr.on("data", (d) => { out += d; });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => { stdout += d; });
+    child.stderr.on("data", (d) => { stderr += d; });
     const timer = setTimeout(() => child.kill("SIGKILL"), ms);
-    child.on("exit", (code, signal) => { clearTimeout(timer); resolve({ code: signal ? `killed (${signal})` : code, out }); });
+    child.on("close", (code, signal) => { // (after both streams ended: all of the output is in)
+      clearTimeout(timer);
+      resolve({ code: signal ? `killed (${signal})` : code, out: `${stdout}\n${stderr}` });
+    });
   });
 }
 

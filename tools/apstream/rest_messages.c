@@ -36,17 +36,17 @@ static aps_slice string_member(aps_json_raw obj, const char *name, aps_arena *a)
 }
 
 /*
- * Writes the text of content blocks `blocks` as one string, and returns 1,
- * when every block is text or a tool call (which `tool_calls` already
- * holds); returns 0, writing nothing, when another kind of block (a
- * reasoning block, an image) needs the list kept.
+ * The text of content blocks `blocks` joined into one malloc'd string
+ * (*len bytes; NULL for none) when every block is text or a tool call
+ * (which `tool_calls` already holds). Returns 0 when another kind of block
+ * (a reasoning block, an image) needs the list kept, or out of memory.
  */
-static int write_text_content(aps_json_raw blocks, aps_json_writer *w, aps_arena *a)
+static int text_content(aps_json_raw blocks, aps_arena *a, char **out, size_t *len)
 {
     aps_json_reader r;
     aps_json_raw block;
     char *text = NULL;
-    size_t len = 0;
+    size_t n = 0;
     int more = 0, ok = 1;
     aps_json_raw_reader(&r, blocks, a);
     if (aps_json_read_array(&r, NULL) != APS_OK)
@@ -59,23 +59,26 @@ static int write_text_content(aps_json_raw blocks, aps_json_writer *w, aps_arena
         }
         type = string_member(block, "type", a);
         if (is(type, "text")) {
-            aps_slice s = string_member(block, "text", a);
-            char *grown = realloc(text, len + s.len + 1);
+            aps_slice t = string_member(block, "text", a);
+            char *grown = realloc(text, n + t.len + 1);
             if (grown == NULL) {
                 ok = 0;
                 break;
             }
             text = grown;
-            memcpy(text + len, s.ptr, s.len);
-            len += s.len;
+            memcpy(text + n, t.ptr, t.len);
+            n += t.len;
         } else if (!is(type, "tool_call") && !is(type, "tool_call_chunk")) {
             ok = 0;
         }
     }
-    if (ok)
-        aps_json_write_string(w, text != NULL ? text : "", len);
-    free(text);
-    return ok;
+    if (!ok) {
+        free(text);
+        return 0;
+    }
+    *out = text;
+    *len = n;
+    return 1;
 }
 
 /* Object `obj` without its member `drop`. */
@@ -111,6 +114,8 @@ static void write_message(aps_json_raw m, aps_json_writer *w, aps_arena *a)
     aps_json_reader r;
     aps_slice key, type;
     aps_json_raw v, content;
+    char *joined = NULL; /* the content as one string, when it converts */
+    size_t joined_len = 0;
     int more = 0, text = 0, has_kwargs = 0, has_meta = 0, has_calls = 0, has_invalid = 0;
     if (aps_json_raw_kind(m) != APS_JSON_OBJECT) {
         aps_json_write_raw(w, m);
@@ -118,19 +123,15 @@ static void write_message(aps_json_raw m, aps_json_writer *w, aps_arena *a)
     }
     type = string_member(m, "type", a);
     /* whether the content converts decides what response_metadata says */
-    if (aps_json_raw_member(m, "content", 7, a, &content, NULL) == APS_OK && aps_json_raw_kind(content) == APS_JSON_ARRAY) {
-        aps_json_writer probe;
-        aps_json_writer_init(&probe, NULL);
-        text = write_text_content(content, &probe, a);
-        aps_json_writer_deinit(&probe);
-    }
+    if (aps_json_raw_member(m, "content", 7, a, &content, NULL) == APS_OK && aps_json_raw_kind(content) == APS_JSON_ARRAY)
+        text = text_content(content, a, &joined, &joined_len);
     aps_json_raw_reader(&r, m, a);
     aps_json_write_object_begin(w);
     if (aps_json_read_object(&r, NULL) == APS_OK)
         while (aps_json_next_member(&r, &key, &more, NULL) == APS_OK && more && aps_json_read_raw(&r, &v, NULL) == APS_OK) {
             aps_json_write_key(w, key.ptr, key.len);
             if (is(key, "content") && text)
-                (void)write_text_content(v, w, a);
+                aps_json_write_string(w, joined != NULL ? joined : "", joined_len);
             else if (is(key, "response_metadata") && text && aps_json_raw_kind(v) == APS_JSON_OBJECT)
                 write_without(v, "output_version", w, a); /* the content is no longer v1 blocks */
             else
@@ -147,6 +148,7 @@ static void write_message(aps_json_raw m, aps_json_writer *w, aps_arena *a)
         write_default(w, has_invalid, "invalid_tool_calls", "[]");
     }
     aps_json_write_object_end(w);
+    free(joined);
 }
 
 void rest_classic_values(aps_json_raw values, aps_json_writer *w)

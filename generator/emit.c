@@ -393,6 +393,8 @@ static bool fast_struct_ok_at(const ir_type *t, int depth)
 {
     const ir_type *v;
     size_t i, j, k;
+    if (t->positional) /* --cbor: the table engine matches positions (schema_cbor_decode.c) */
+        return false;
     if (!fast_fields_ok(t) || t->extras_min != 0 || t->extras_max != 0)
         return false; /* a counted tail is counted by the tables */
     if (t->variants == NULL)
@@ -425,7 +427,7 @@ static bool fast_union_ok(const ir_type *u)
 /* An array whose items are stored (not literals, which take no room; `[]` has none). */
 static bool fast_array_ok(const ir_type *t)
 {
-    return t->kind == IR_ARRAY && resolved(t->elem)->kind != IR_LITERAL && t->occ_max != 0;
+    return t->kind == IR_ARRAY && !t->spread && resolved(t->elem)->kind != IR_LITERAL && t->occ_max != 0;
 }
 
 static bool has_fast(const ir_type *t)
@@ -941,7 +943,7 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
     cddl_ctx *C = E->ctx;
     tmpl_value *d = tmpl_object(C);
     const char *ct = t->named ? ctype(E, t) : NULL;
-    const char *p[9] = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
+    const char *p[10] = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
     size_t i;
     tmpl_set(C, d, "desc", name);
     tmpl_set(C, d, "rule_name", t->rule ? c_string(E, t->rule, strlen(t->rule)) : "");
@@ -1010,7 +1012,7 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
     case IR_STRUCT:
         tmpl_put(C, d, "struct_fields", describe_fields(E, t, ct));
         tmpl_flag(C, d, "has_fields", t->nfields > 0);
-        tmpl_set(C, d, "kind", "APS_K_STRUCT");
+        tmpl_set(C, d, "kind", t->positional ? "APS_K_TUPLE" : "APS_K_STRUCT");
         p[0] = field_if(E, t->nfields > 0, "fields", cddl_fmt(C, "%s_fields", name));
         p[1] = field_if(E, 1, "nfields", cddl_fmt(C, "%zu", t->nfields));
         p[2] = field_if(E, t->open, "open", "true");
@@ -1021,16 +1023,18 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
         p[5] = field_if(E, t->variants != NULL, "variants", t->variants ? desc_ref(E, resolved(t->variants)) : "");
         p[6] = field_if(E, t->variants != NULL, "variants_offset",
                         t->variants ? cddl_fmt(C, "offsetof(%s, %s)", ct, t->variants_c_name) : "");
+        p[9] = field_if(E, t->group, "group", "true");
         tmpl_set(C, d, "union_member", "st");
-        tmpl_set(C, d, "init", designated_u(E, p, 9));
+        tmpl_set(C, d, "init", designated_u(E, p, 10));
         break;
     case IR_ARRAY:
         tmpl_set(C, d, "kind", "APS_K_ARRAY");
         p[0] = field_if(E, 1, "elem", desc_ref(E, t->elem));
         p[1] = field_if(E, 1, "min", size_lit(E, t->occ_min));
         p[2] = field_if(E, 1, "max", size_lit(E, t->occ_max));
+        p[3] = field_if(E, t->spread, "spread", "true");
         tmpl_set(C, d, "union_member", "arr");
-        tmpl_set(C, d, "init", designated_u(E, p, 3));
+        tmpl_set(C, d, "init", designated_u(E, p, 4));
         break;
     case IR_MAP:
         tmpl_set(C, d, "kind", "APS_K_MAP");
@@ -1044,7 +1048,7 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
         break;
     case IR_UNION: {
         tmpl_value *alts = tmpl_list(C), *disc = tmpl_list(C);
-        static const char *const cls[] = { "APS_U_DISCRIMINATED", "APS_U_KIND", "APS_U_UNTAGGED" };
+        static const char *const cls[] = { "APS_U_DISCRIMINATED", "APS_U_KIND", "APS_U_UNTAGGED", "APS_U_GROUPS" };
         int by_disc = t->cls == IR_U_DISCRIMINATED;
         for (i = 0; i < t->nalts; i++) {
             tmpl_value *v = tmpl_object(C);

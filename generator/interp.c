@@ -151,7 +151,7 @@ static void fill_union(interp *I, const ir_type *t, aps_type *d)
     }
     /* struct { int kind; union { ... } u; aps_json_raw raw; } */
     d->u.un.cls = t->cls == IR_U_DISCRIMINATED ? APS_U_DISCRIMINATED
-                  : t->cls == IR_U_KIND ? APS_U_KIND : APS_U_UNTAGGED;
+                  : t->cls == IR_U_KIND ? APS_U_KIND : t->cls == IR_U_GROUPS ? APS_U_GROUPS : APS_U_UNTAGGED;
     d->u.un.alts = alts;
     d->u.un.nalts = t->nalts;
     d->u.un.disc = disc;
@@ -237,8 +237,9 @@ static void fill(interp *I, const ir_type *t, aps_type *d)
         break;
     }
     case IR_STRUCT:
-        d->kind = APS_K_STRUCT;
+        d->kind = t->positional ? APS_K_TUPLE : APS_K_STRUCT;
         fill_struct(I, t, d);
+        d->u.st.group = t->group;
         break;
     case IR_ARRAY:
         d->kind = APS_K_ARRAY;
@@ -246,6 +247,7 @@ static void fill(interp *I, const ir_type *t, aps_type *d)
         d->u.arr.elem = get_later(I, t->elem);
         d->u.arr.min = (size_t)t->occ_min;
         d->u.arr.max = t->occ_max == AST_OCCUR_INF ? SIZE_MAX : (size_t)t->occ_max;
+        d->u.arr.spread = t->spread;
         break;
     case IR_MAP: {
         size_t n = I->nmaps;

@@ -33,7 +33,10 @@ typedef enum ir_kind {
     IR_TAG    /* `#6.n(T)` (--cbor only): T's C value, tag n on the CBOR wire, T alone in JSON */
 } ir_kind;
 
-typedef enum ir_union_class { IR_U_DISCRIMINATED, IR_U_KIND, IR_U_UNTAGGED } ir_union_class;
+typedef enum ir_union_class {
+    IR_U_DISCRIMINATED, IR_U_KIND, IR_U_UNTAGGED,
+    IR_U_GROUPS /* --cbor: a choice of groups inside a positional array, tried in order in place */
+} ir_union_class;
 
 typedef enum ir_lit_kind {
     IR_LIT_TEXT, IR_LIT_INT, IR_LIT_UINT, IR_LIT_FLOAT, IR_LIT_BOOL, IR_LIT_NULL,
@@ -133,11 +136,16 @@ struct ir_type {
     bool open;
     ir_type *extras_type;/* type of the `* text => T` tail, NULL for any */
     uint64_t extras_min, extras_max; /* how many members the tail takes (`1*3 text => T`); max 0: no bound */
+    bool positional;     /* --cbor: an array read by position (`[alg: int, * bstr]`): the fields are
+                            its entries in order (APS_K_TUPLE) */
+    bool group;          /* positional: a group inside such an array, whose entries take the
+                            enclosing array's elements (`? (uint, bstr)`) */
     ir_type *variants;   /* union of structs whose members are inlined (Command's CommandData) */
     const char *variants_c_name;
     /* IR_ARRAY, IR_MAP */
     ir_type *elem;
     uint64_t occ_min, occ_max;
+    bool spread;         /* IR_ARRAY: a repeated entry of a positional array, its elements in place */
     /* IR_UNION */
     ir_union_class cls;
     ir_type **alts;

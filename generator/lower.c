@@ -42,6 +42,7 @@ typedef struct lower {
     const ast_document *doc;   /* the user's document, for comments beside enum values */
     ir_type **by_symbol;       /* memo of non-generic rules, by symbol order */
     ir_type **group_unions;    /* memo of group rules read as unions, by symbol order */
+    ir_type **group_tuples;    /* --cbor: memo of group rules read as groups of a positional array */
     instance *instances;       /* memo of generic instances */
     size_t ninstances;
     naming_set instance_index; /* instance name -> its position in `instances` */
@@ -1965,35 +1966,231 @@ static int may_accept_every(lower *L, const ir_type *a);
  * checked: a -Wloose warning says so.
  */
 /*
- * --cbor: the entries of an array with the groups it names written out
- * (RFC 8610 2.1: a group in an array stands for its entries). COSE's
- * `[Headers, payload: bstr / nil, signature: bstr]` is four positions, the
- * two of `Headers = (protected: ..., unprotected: ...)` first. Only plain
- * group rules (no generics, no choice, no occurrence) are written out.
+ * --cbor: an array of several entries, or of groups, read by position
+ * (RFC 8610 2.1: a group in an array stands for its entries). Its C type is
+ * a struct of its entries in order (APS_K_TUPLE): an entry of one element
+ * is a member, `?` an optional one, a repeated entry an array of its
+ * elements, a group written in place its own entries, and a choice of
+ * groups (`[+ (SUIT_Condition // SUIT_Directive)]`) a union whose
+ * alternatives take the elements in place. The runtime matches the entries
+ * as zcbor does (docs/cbor.md, "Positional arrays").
  */
-static void array_entries(lower *L, const ast_grpchoice *ch, const ast_entry ***out, size_t *n, int depth)
+static void tuple_entries(lower *L, ir_type *node, const ast_grpchoice *ch, const lower_env *env, int depth);
+static void name_alternatives(lower *L, ir_type *node);
+static int field_name_taken(lower *L, const ir_type *node, const char *c_name);
+static void push_member(lower *L, ir_type *node, const ir_field *f);
+
+/*
+ * The group an array entry stands for: `( ... )` written there, or a group
+ * rule's definition and `//=` alternatives, as one group choice (a group
+ * socket nothing plugs is the empty group); NULL for a type. `*sym_out` is
+ * the rule, for the memo.
+ */
+static const ast_group *entry_group(lower *L, const ast_entry *e, const sema_symbol **sym_out)
+{
+    const ast_type *t = e->type;
+    const sema_symbol *sym;
+    ast_group *g;
+    size_t i, b, nbodies;
+    const ast_type **bodies;
+    *sym_out = NULL;
+    if (e->key_kind != AST_KEY_NONE && e->key_kind != AST_KEY_BAREWORD)
+        return NULL;
+    if (t->kind == AST_T_PAREN && ast_paren_inner(t) == NULL)
+        return t->u.group;
+    if (t->kind != AST_T_NAME || t->u.name.has_args || (sym = symbol_of(L, t->u.name.name)) == NULL ||
+        sym->kind != SEMA_GROUP || sym->from_prelude || (sym->def != NULL && sym->def->nparams != 0))
+        return NULL;
+    *sym_out = sym;
+    g = cddl_alloc(L->ctx, sizeof *g);
+    g->loc = t->loc;
+    bodies = rule_bodies(L, sym, &nbodies);
+    for (b = 0; b < nbodies; b++) {
+        const ast_type *bt = bodies[b];
+        const ast_entry *be = b == 0 && sym->def != NULL ? sym->def->body : sym->alts[b - (sym->def != NULL)]->body;
+        if (bt->kind == AST_T_PAREN && ast_paren_inner(bt) == NULL && be->key_kind == AST_KEY_NONE && !be->has_occur) {
+            for (i = 0; i < bt->u.group->count; i++)
+                cddl_push(L->ctx, &g->choices, &g->count, sizeof *g->choices, &bt->u.group->choices[i]);
+        } else { /* `G //= (a => b)` read as the group of that one entry */
+            ast_grpchoice *one = cddl_alloc(L->ctx, sizeof *one);
+            one->loc = be->loc;
+            one->count = 1;
+            one->entries = cddl_alloc(L->ctx, sizeof *one->entries);
+            one->entries[0] = (ast_entry *)be;
+            cddl_push(L->ctx, &g->choices, &g->count, sizeof *g->choices, &one);
+        }
+    }
+    return g;
+}
+
+/* A group of a positional array as one element type: its entries in a struct written in place. */
+static ir_type *group_tuple(lower *L, const ast_grpchoice *ch, const char *c_name, const char *rule,
+                            const lower_env *env, int depth)
+{
+    ir_type *s = new_type(L, IR_STRUCT, rule, c_name, ch->loc);
+    add_named(L, s);
+    s->positional = s->group = true;
+    tuple_entries(L, s, ch, env, depth + 1);
+    return s;
+}
+
+static ir_type *group_element(lower *L, const ast_group *g, const char *c_name, const char *rule, src_loc loc,
+                              const lower_env *env, int depth);
+
+/* One alternative of a choice of groups: a single plain entry is its type, else a group. */
+static ir_type *group_alternative(lower *L, const ast_grpchoice *ch, const char *c_name, const char *rule,
+                                  const lower_env *env, int depth)
+{
+    if (ch->count == 1 && !ch->entries[0]->has_occur) {
+        const sema_symbol *sym;
+        const ast_group *g = entry_group(L, ch->entries[0], &sym);
+        if (g == NULL && ch->entries[0]->key_kind != AST_KEY_TYPE && ch->entries[0]->key_kind != AST_KEY_VALUE)
+            return lower_type(L, ch->entries[0]->type, c_name, rule, env);
+        if (g != NULL && sym != NULL) {
+            if (L->group_tuples[sym->order] == NULL)
+                L->group_tuples[sym->order] = group_element(L, g, stem(L, sym->name), str0(L, sym->name),
+                                                            ch->loc, env, depth + 1);
+            return L->group_tuples[sym->order];
+        }
+        if (g != NULL)
+            return group_element(L, g, c_name, rule, ch->loc, env, depth + 1);
+    }
+    return group_tuple(L, ch, c_name, rule, env, depth);
+}
+
+/* A group as the element type of an entry: a group, or a choice of groups tried in order. */
+static ir_type *group_element(lower *L, const ast_group *g, const char *c_name, const char *rule, src_loc loc,
+                              const lower_env *env, int depth)
+{
+    ir_type *u;
+    size_t c;
+    if (depth > 64) {
+        ERR(L, loc, "groups nested too deep in an array");
+        return &L->prim[P_ANY];
+    }
+    if (g->count == 1)
+        return group_tuple(L, g->choices[0], c_name, rule, env, depth);
+    u = new_type(L, IR_UNION, rule, c_name, loc);
+    add_named(L, u);
+    u->cls = IR_U_GROUPS;
+    u->json_class = 5 + 1;
+    for (c = 0; c < g->count; c++) {
+        ir_type *a = group_alternative(L, g->choices[c], cddl_fmt(L->ctx, "%s_alt%zu", c_name, c + 1),
+                                       cddl_fmt(L->ctx, "%s/%zu", rule, c + 1), env, depth);
+        cddl_push(L->ctx, &u->alts, &u->nalts, sizeof a, &a);
+    }
+    name_alternatives(L, u);
+    return u;
+}
+
+/* The C member name of an entry: its label, the group rule it names, or its position. */
+static const char *entry_c_name(lower *L, const ir_type *node, const ast_entry *e, const sema_symbol *sym)
+{
+    char buf[256];
+    size_t n;
+    if (e->key_kind == AST_KEY_BAREWORD)
+        n = naming_snake(e->bareword, buf, sizeof buf);
+    else if (sym != NULL)
+        n = naming_snake(sym->name, buf, sizeof buf);
+    else
+        n = (size_t)snprintf(buf, sizeof buf, "item%zu", node->nfields + 1);
+    if (naming_is_reserved(buf) && n + 1 < sizeof buf)
+        buf[n++] = '_', buf[n] = '\0';
+    return cddl_strdup(L->ctx, buf, n);
+}
+
+static void push_entry(lower *L, ir_type *node, const ast_entry *e, const char *c_name, ir_type *type)
+{
+    ir_field f;
+    uint64_t min = e->has_occur ? e->occur_min : 1, max = e->has_occur ? e->occur_max : 1;
+    memset(&f, 0, sizeof f);
+    f.doc = e->doc;
+    f.loc = e->loc;
+    f.c_name = c_name;
+    if (field_name_taken(L, node, f.c_name)) {
+        size_t suffix = 2;
+        do
+            f.c_name = cddl_fmt(L->ctx, "%s_%zu", c_name, suffix++);
+        while (field_name_taken(L, node, f.c_name));
+    }
+    f.key.ptr = f.c_name;
+    f.key.len = strlen(f.c_name);
+    f.snake = f.c_name;
+    f.type = type;
+    if (min == 0 && max == 1) {
+        f.flags |= IR_F_OPTIONAL;
+    } else if (min != 1 || max != 1) {
+        ir_type *a = new_type(L, IR_ARRAY, cddl_fmt(L->ctx, "%s.%s", node->rule, f.c_name),
+                              cddl_fmt(L->ctx, "%s_%s", node->c_name, f.c_name), e->loc);
+        add_named(L, a);
+        a->elem = type;
+        a->occ_min = min;
+        a->occ_max = max;
+        a->spread = true;
+        f.type = a;
+    }
+    if (f.type->kind == IR_LITERAL)
+        f.flags |= IR_F_LITERAL;
+    push_member(L, node, &f);
+}
+
+static void tuple_entries(lower *L, ir_type *node, const ast_grpchoice *ch, const lower_env *env, int depth)
 {
     size_t k;
+    if (depth > 64) {
+        ERR(L, ch->loc, "groups nested too deep in an array");
+        return;
+    }
     for (k = 0; k < ch->count; k++) {
         const ast_entry *e = ch->entries[k];
-        const ast_type *t = e->type;
         const sema_symbol *sym;
-        if (depth < 16 && e->key_kind == AST_KEY_NONE && !e->has_occur && t->kind == AST_T_NAME &&
-            (sym = symbol_of(L, t->u.name.name)) != NULL && sym->kind == SEMA_GROUP && !sym->from_prelude &&
-            sym->def != NULL && sym->nalts == 0 && sym->def->nparams == 0) {
-            const ast_entry *body = sym->def->body;
-            if (body->key_kind == AST_KEY_NONE && !body->has_occur && body->type->kind == AST_T_PAREN &&
-                ast_paren_inner(body->type) == NULL && body->type->u.group->count == 1) {
-                array_entries(L, body->type->u.group->choices[0], out, n, depth + 1);
-                continue;
-            }
-            if (body->key_kind != AST_KEY_NONE) {
-                cddl_push(L->ctx, out, n, sizeof body, &body);
-                continue;
-            }
+        const ast_group *g = entry_group(L, e, &sym);
+        const char *c_name;
+        ir_type *t;
+        if (e->key_kind == AST_KEY_TYPE || e->key_kind == AST_KEY_VALUE) {
+            ERR(L, e->loc, "a computed key has no place in an array (RFC 8610 3.4: keys in arrays are names)");
+            continue;
         }
-        cddl_push(L->ctx, out, n, sizeof e, &e);
+        if (g != NULL && g->count == 0)
+            continue; /* a group socket nothing plugs: no entries */
+        if (g != NULL && g->count == 1 && !e->has_occur) {
+            tuple_entries(L, node, g->choices[0], env, depth + 1); /* `(a, b)` once: its entries here */
+            continue;
+        }
+        c_name = entry_c_name(L, node, e, sym);
+        if (g != NULL && sym != NULL) {
+            if (L->group_tuples[sym->order] == NULL)
+                L->group_tuples[sym->order] = group_element(L, g, stem(L, sym->name), str0(L, sym->name), e->loc,
+                                                            env, depth);
+            t = L->group_tuples[sym->order];
+        } else if (g != NULL) {
+            t = group_element(L, g, cddl_fmt(L->ctx, "%s_%s", node->c_name, c_name),
+                              cddl_fmt(L->ctx, "%s.%s", node->rule, c_name), e->loc, env, depth);
+        } else {
+            t = lower_type(L, e->type, cddl_fmt(L->ctx, "%s_%s", node->c_name, c_name),
+                           cddl_fmt(L->ctx, "%s.%s", node->rule, c_name), env);
+        }
+        push_entry(L, node, e, c_name, t);
     }
+}
+
+/* Does the array need positions: several entries, or a group among them? */
+static int needs_positions(lower *L, const ast_group *g)
+{
+    const sema_symbol *sym;
+    if (g->count != 1)
+        return 0;
+    if (g->choices[0]->count > 1)
+        return 1;
+    return g->choices[0]->count == 1 && entry_group(L, g->choices[0]->entries[0], &sym) != NULL;
+}
+
+static void fill_tuple(lower *L, ir_type *node, const ast_type *t, const lower_env *env)
+{
+    node->kind = IR_STRUCT;
+    node->positional = true;
+    tuple_entries(L, node, t->u.group->choices[0], env, 0);
+    finish_struct(L, node);
 }
 
 static void fill_mixed_array(lower *L, ir_type *node, const ast_type *t, const lower_env *env)
@@ -2006,12 +2203,8 @@ static void fill_mixed_array(lower *L, ir_type *node, const ast_type *t, const l
     size_t k, j, n = 0, nlocs = 0, nwide = 0;
     size_t *wide = NULL; /* the entries kept that may accept all of another's values */
     uint64_t lo = 0, hi = 0;
-    if (L->cbor) {
-        array_entries(L, ch, &entries, &nentries, 0);
-    } else { /* JSON's reading is unchanged, byte for byte in its goldens */
-        entries = (const ast_entry **)ch->entries;
-        nentries = ch->count;
-    }
+    entries = (const ast_entry **)ch->entries;
+    nentries = ch->count;
     for (k = 0; k < nentries; k++) {
         const ast_entry *e = entries[k];
         ir_type *a = lower_type(L, e->type, cddl_fmt(L->ctx, "%s_item%zu", node->c_name, k + 1),
@@ -2080,6 +2273,10 @@ static void fill_array(lower *L, ir_type *node, const ast_type *t, const lower_e
     node->kind = IR_ARRAY;
     if (g->count > 1) {
         fill_array_choice(L, node, t, env);
+        return;
+    }
+    if (L->cbor && needs_positions(L, g)) { /* JSON's loose reading is unchanged, byte for byte in its goldens */
+        fill_tuple(L, node, t, env);
         return;
     }
     if (g->count == 1 && g->choices[0]->count == 0) {
@@ -2875,7 +3072,8 @@ static int json_class(const ir_type *t)
     case IR_TEXT: return 4;
     case IR_ENUM: return t->nvalues > 0 && t->values[0].kind != IR_LIT_TEXT ? 2 : 4; /* `200 / 404`: integers */
     case IR_ARRAY: return 5;
-    case IR_STRUCT: case IR_MAP: return 6;
+    case IR_STRUCT: return t->positional ? 5 : 6;
+    case IR_MAP: return 6;
     case IR_BYTES: case IR_TAG: return 8; /* --cbor: no JSON kind; a choice tries them in order */
     case IR_LITERAL:
         switch (t->lit.kind) {
@@ -3066,7 +3264,7 @@ static int try_discriminated(lower *L, ir_type *node, ir_type **lv, size_t n, sr
     if (n < 1)
         return 0;
     for (i = 0; i < n; i++)
-        if (lv[i]->kind != IR_STRUCT)
+        if (lv[i]->kind != IR_STRUCT || lv[i]->positional)
             return 0;
     first = lv[0];
     for (k = 0; k < first->nfields; k++) {
@@ -3601,6 +3799,7 @@ int lower_module(cddl_ctx *ctx, const sema_table *table, const ast_document *doc
     L->doc = doc;
     L->by_symbol = cddl_alloc(ctx, (table->count + 1) * sizeof *L->by_symbol);
     L->group_unions = cddl_alloc(ctx, (table->count + 1) * sizeof *L->group_unions);
+    L->group_tuples = cddl_alloc(ctx, (table->count + 1) * sizeof *L->group_tuples);
     L->visited = cddl_alloc(ctx, (table->count + 1) * sizeof *L->visited);
     L->never_state = cddl_alloc(ctx, (table->count + 1) * sizeof *L->never_state);
     L->never_memo = cddl_alloc(ctx, (table->count + 1) * sizeof *L->never_memo);

@@ -24,6 +24,7 @@ typedef struct cbor_dctx {
     aps_key_case key_case;
     bool strict;
     size_t depth;
+    size_t steps, budget; /* elements read to match positional arrays, and how many the input allows */
     aps_json_writer json; /* scratch for JSON conversions (malloc), each copied into the arena */
 } cbor_dctx;
 
@@ -893,6 +894,282 @@ static aps_status decode_by_kind(cbor_dctx *c, const aps_type *t, char *out)
                                 t->name != NULL ? t->name : "the choice");
 }
 
+/* ---- positional arrays -------------------------------------------------------------- */
+
+/*
+ * A positional array's entries match its elements in order, with the
+ * backtracking RFC 8610 matching implies: an optional entry is tried
+ * present and then absent, a repeated entry takes as many elements as it
+ * can and gives them back one at a time, a choice of groups tries its
+ * alternatives in order, each time until the rest of the array matches
+ * too (COSE's Sig_structure has an optional bstr before a bstr). Each
+ * trial that fails rewinds the reader to where it began. Every element read
+ * counts against a budget proportional to the input, so entries that
+ * overlap cannot make hostile input cost exponential time.
+ */
+
+/* What is left to match after an entry: the entries from `i` of tuple or group `t` (stored at
+ * `base`), then `up`'s. t NULL: the end of one element of a repeated entry. */
+typedef struct rest {
+    const aps_type *t;
+    size_t i;
+    char *base;
+    const struct rest *up;
+} rest;
+
+/* The state of one positional array's match. */
+typedef struct matcher {
+    int more;          /* the reader stands at an element */
+    aps_error far;     /* the failure furthest into the input: what is reported when nothing matches */
+    aps_status far_st;
+} matcher;
+
+static const rest END_OF_ELEMENT = { NULL, 0, NULL, NULL };
+
+static aps_status match_rest(cbor_dctx *c, const rest *k, matcher *m);
+static aps_status match_then(cbor_dctx *c, const aps_type *t, char *out, const rest *k, matcher *m);
+
+/* The bytes or the machine failed: no other reading of the elements can do better. */
+static bool hard(aps_status st)
+{
+    return st == APS_E_NOMEM || st == APS_E_LIMIT || st == APS_E_DEPTH || st == APS_E_SYNTAX || st == APS_E_UTF8 ||
+           st == APS_E_ARGUMENT || st == APS_E_STATE;
+}
+
+/*
+ * Tries `t` at `out` and then the rest `k` (t NULL: the rest alone). *ok
+ * says whether it matched; when not, the reader, the element state and
+ * the arena are as before and `out` is zeroed, and the failure is kept in
+ * m->far if it went further than those before. Only a hard failure is
+ * returned.
+ */
+static aps_status attempt(cbor_dctx *c, const aps_type *t, char *out, const rest *k, matcher *m, bool *ok)
+{
+    aps_error *caller = c->err, cur;
+    aps_cbor_pos pos;
+    int more = m->more;
+    aps_status st;
+    aps_cbor_reader_save(c->r, &pos);
+    aps_error_clear(&cur);
+    c->err = &cur;
+    st = t != NULL ? match_then(c, t, out, k, m) : match_rest(c, k, m);
+    c->err = caller;
+    *ok = st == APS_OK;
+    if (st == APS_OK)
+        return APS_OK;
+    if (hard(st)) {
+        if (caller != NULL && caller->code == APS_OK)
+            *caller = cur;
+        return st;
+    }
+    if (cur.code != APS_OK && (m->far_st == APS_OK || cur.offset > m->far.offset)) {
+        m->far = cur;
+        m->far_st = st;
+    }
+    aps_cbor_reader_restore(c->r, &pos);
+    m->more = more;
+    if (out != NULL && t->size != 0)
+        memset(out, 0, t->size);
+    return APS_OK;
+}
+
+static aps_status no_match(cbor_dctx *c, const matcher *m)
+{
+    if (m->far_st == APS_OK)
+        return aps_cbor_reader_fail(c->r, c->err, APS_E_RANGE, "the array's elements match none of its readings");
+    if (c->err != NULL && c->err->code == APS_OK)
+        *c->err = m->far;
+    return m->far_st;
+}
+
+/* Is nothing left but the end (of the array or of an element)? Then giving elements back helps nothing. */
+static bool rest_is_empty(const rest *k)
+{
+    for (; k != NULL && k->t != NULL; k = k->up)
+        if (k->i < k->t->u.st.nfields)
+            return false;
+    return true;
+}
+
+static aps_status match_rest(cbor_dctx *c, const rest *k, matcher *m)
+{
+    const aps_field *f;
+    rest next;
+    char *slot;
+    while (k != NULL && k->t != NULL && k->i == k->t->u.st.nfields)
+        k = k->up;
+    if (k == NULL) { /* the array's end */
+        if (!m->more)
+            return APS_OK;
+        c->r->item_start = aps_cbor_reader_offset(c->r);
+        return aps_cbor_reader_fail(c->r, c->err, APS_E_RANGE, "more elements than the array has entries");
+    }
+    if (k->t == NULL)
+        return APS_OK; /* one element of a repeated entry: whatever follows is the next one's */
+    f = &k->t->u.st.fields[k->i];
+    next.t = k->t;
+    next.i = k->i + 1;
+    next.base = k->base;
+    next.up = k->up;
+    slot = k->base + f->offset;
+    if (f->flags & APS_F_OPTIONAL) {
+        bool ok = false;
+        aps_status st;
+        if (m->more && (st = attempt(c, f->type, slot, &next, m, &ok)) != APS_OK)
+            return st;
+        *APS_AT(k->base, f->present_offset, bool) = ok;
+        return ok ? APS_OK : match_rest(c, &next, m);
+    }
+    return match_then(c, f->type, (f->flags & APS_F_LITERAL) ? NULL : slot, &next, m);
+}
+
+/* A choice of groups: the first alternative with which the rest matches too. */
+static aps_status match_choice(cbor_dctx *c, const aps_type *t, char *out, const rest *k, matcher *m)
+{
+    size_t i;
+    aps_status st;
+    for (i = 0; i < t->u.un.nalts; i++) {
+        bool ok;
+        if ((st = attempt(c, t->u.un.alts[i], out + t->u.un.payload_offset, k, m, &ok)) != APS_OK)
+            return st;
+        if (ok) {
+            set_kind(t, out, (int)(i + 1));
+            return APS_OK;
+        }
+    }
+    return no_match(c, m);
+}
+
+/* A saved place between two elements of a repeated entry. */
+typedef struct place {
+    aps_cbor_pos pos;
+    int more;
+} place;
+
+/*
+ * A repeated entry: as many elements as match, each alone; then the rest
+ * after them, or after one fewer, down to the entry's minimum. The places
+ * between elements are kept only when something follows to give them
+ * back to. Rewinding to one keeps the arena as it is (the elements'
+ * storage grew after it).
+ */
+static aps_status match_repeated(cbor_dctx *c, const aps_type *t, aps_array *out, const rest *k, matcher *m)
+{
+    const aps_type *et = t->u.arr.elem;
+    size_t es = et->size, n = 0, cap = 0, pcap = 0;
+    char *items = NULL;
+    place *places = NULL;
+    bool keep = !rest_is_empty(k), ok;
+    aps_status st;
+    for (;;) {
+        if (keep) {
+            if (n == pcap && (places = (place *)grow_items(c, places, &pcap, sizeof *places)) == NULL)
+                return fail_nomem(c);
+            aps_cbor_reader_save(c->r, &places[n].pos);
+            places[n].more = m->more;
+        }
+        if (n >= t->u.arr.max || !m->more)
+            break;
+        if (es != 0) {
+            if (n == cap && (items = (char *)grow_items(c, items, &cap, es)) == NULL)
+                return fail_nomem(c);
+            memset(items + n * es, 0, es);
+        }
+        {
+            size_t at = aps_cbor_reader_offset(c->r);
+            if ((st = attempt(c, et, es != 0 ? items + n * es : NULL, &END_OF_ELEMENT, m, &ok)) != APS_OK)
+                return st;
+            if (!ok)
+                break;
+            n++;
+            if (aps_cbor_reader_offset(c->r) == at)
+                break; /* a group of optional entries that took nothing: it would take nothing again */
+        }
+    }
+    for (;;) {
+        if (n >= t->u.arr.min) {
+            out->items = n != 0 ? items : NULL;
+            out->count = n;
+            if (!keep)
+                return match_rest(c, k, m);
+            if ((st = attempt(c, NULL, NULL, k, m, &ok)) != APS_OK)
+                return st;
+            if (ok)
+                return APS_OK;
+        }
+        if (!keep || n == 0 || n <= t->u.arr.min)
+            break;
+        n--;
+        places[n].pos.mark = aps_arena_mark(c->arena);
+        aps_cbor_reader_restore(c->r, &places[n].pos);
+        m->more = places[n].more;
+    }
+    out->items = NULL;
+    out->count = 0;
+    if (n < t->u.arr.min && m->far_st == APS_OK)
+        return fail_count(c, n, t->u.arr.min, t->u.arr.max, "element");
+    return no_match(c, m);
+}
+
+static aps_status match_then(cbor_dctx *c, const aps_type *t, char *out, const rest *k, matcher *m)
+{
+    aps_status st;
+    if (aps_schema_priv_in_place(t)) {
+        if (++c->depth > APS_SCHEMA_MAX_DEPTH)
+            return aps_cbor_reader_fail(c->r, c->err, APS_E_DEPTH, "typed values nested deeper than %d levels",
+                                        APS_SCHEMA_MAX_DEPTH);
+        if (t->kind == APS_K_TUPLE) {
+            rest inner;
+            inner.t = t;
+            inner.i = 0;
+            inner.base = out;
+            inner.up = k;
+            st = match_rest(c, &inner, m);
+        } else if (t->kind == APS_K_ARRAY) {
+            st = match_repeated(c, t, (aps_array *)(void *)out, k, m);
+        } else {
+            st = match_choice(c, t, out, k, m);
+        }
+        c->depth--;
+        return st;
+    }
+    if (!m->more) {
+        if (t->name != NULL)
+            return aps_cbor_reader_fail(c->r, c->err, APS_E_RANGE, "the array ends where %s is expected", t->name);
+        return aps_cbor_reader_fail(c->r, c->err, APS_E_RANGE, "the array ends before all its entries");
+    }
+    if (++c->steps > c->budget)
+        return aps_cbor_reader_fail(c->r, c->err, APS_E_LIMIT,
+                                    "positional arrays took more than %zu element reads to match (entries that "
+                                    "overlap, on input made to try them all)", c->budget);
+    if ((st = decode_value(c, t, out)) != APS_OK)
+        return st;
+    if ((st = aps_cbor_next_element(c->r, &m->more, c->err)) != APS_OK)
+        return st;
+    return match_rest(c, k, m);
+}
+
+static aps_status decode_tuple(cbor_dctx *c, const aps_type *t, char *out)
+{
+    matcher m;
+    rest top;
+    bool ok;
+    aps_status st = aps_cbor_read_array(c->r, NULL, c->err);
+    if (st != APS_OK)
+        return st;
+    m.far_st = APS_OK;
+    aps_error_clear(&m.far);
+    if ((st = aps_cbor_next_element(c->r, &m.more, c->err)) != APS_OK)
+        return st;
+    top.t = t;
+    top.i = 0;
+    top.base = out;
+    top.up = NULL;
+    if ((st = attempt(c, NULL, NULL, &top, &m, &ok)) != APS_OK)
+        return st;
+    return ok ? APS_OK : no_match(c, &m);
+}
+
 /* ---- dispatch --------------------------------------------------------------------- */
 
 static aps_status decode_nested(cbor_dctx *c, const aps_type *t, char *out)
@@ -906,6 +1183,7 @@ static aps_status decode_nested(cbor_dctx *c, const aps_type *t, char *out)
     case APS_K_ARRAY: st = decode_array(c, t, (aps_array *)(void *)out); break;
     case APS_K_MAP: st = decode_map(c, t, (aps_array *)(void *)out); break;
     case APS_K_TAG: st = decode_tag(c, t, out); break;
+    case APS_K_TUPLE: st = decode_tuple(c, t, out); break;
     default:
         switch (t->u.un.cls) {
         case APS_U_DISCRIMINATED: st = decode_discriminated(c, t, out); break;
@@ -941,6 +1219,7 @@ static aps_status decode_value(cbor_dctx *c, const aps_type *t, void *out)
     case APS_K_MAP:
     case APS_K_UNION:
     case APS_K_TAG:
+    case APS_K_TUPLE:
         return decode_nested(c, t, (char *)out);
     case APS_K_BYTES: return decode_bytes(c, t, (aps_slice *)out);
     }
@@ -977,6 +1256,8 @@ aps_status aps_schema_decode_cbor(const aps_type *type, const void *cbor, size_t
     c.key_case = options != NULL ? options->key_case : APS_CASE_EITHER;
     c.strict = options != NULL && options->strict;
     c.depth = 0;
+    c.steps = 0;
+    c.budget = len < (SIZE_MAX - 4096) / 64 ? 64 * len + 4096 : SIZE_MAX;
     aps_json_writer_init(&c.json, NULL);
     st = decode_value(&c, type, out);
     if (st == APS_OK)

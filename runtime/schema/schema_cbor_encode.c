@@ -171,6 +171,65 @@ static aps_status encode_union(cbor_ectx *c, const aps_type *t, const char *base
     return encode(c, t->u.un.alts[kind - 1], base + t->u.un.payload_offset);
 }
 
+/* One entry's value inside a positional array: its elements, in place when it is a group. */
+static aps_status put_element(cbor_ectx *c, const aps_type *t, const char *v);
+
+static aps_status put_entries(cbor_ectx *c, const aps_type *t, const char *base)
+{
+    size_t i;
+    aps_status st;
+    for (i = 0; i < t->u.st.nfields; i++) {
+        const aps_field *f = &t->u.st.fields[i];
+        if ((f->flags & APS_F_OPTIONAL) && !*APS_CAT(base, f->present_offset, bool))
+            continue;
+        if ((st = put_element(c, f->type, base + f->offset)) != APS_OK)
+            return st;
+    }
+    return status(c);
+}
+
+static aps_status put_element(cbor_ectx *c, const aps_type *t, const char *v)
+{
+    aps_status st = APS_OK;
+    size_t i;
+    if (t->kind == APS_K_LITERAL) {
+        put_literal(c->w, &t->u.lit);
+        return status(c);
+    }
+    if (!aps_schema_priv_in_place(t))
+        return encode(c, t, v);
+    if (++c->depth > APS_SCHEMA_MAX_DEPTH)
+        return APS_E_DEPTH;
+    if (t->kind == APS_K_TUPLE) {
+        st = put_entries(c, t, v);
+    } else if (t->kind == APS_K_ARRAY) {
+        const aps_array *a = (const aps_array *)(const void *)v;
+        for (i = 0; i < a->count && st == APS_OK; i++)
+            st = put_element(c, t->u.arr.elem, (const char *)a->items + i * t->u.arr.elem->size);
+    } else {
+        int kind = *APS_CAT(v, t->u.un.kind_offset, int);
+        st = kind < 1 || (size_t)kind > t->u.un.nalts
+                 ? APS_E_ARGUMENT
+                 : put_element(c, t->u.un.alts[kind - 1], v + t->u.un.payload_offset);
+    }
+    c->depth--;
+    return st;
+}
+
+/* A positional array: its length first, counted over the entries present. */
+static aps_status encode_tuple(cbor_ectx *c, const aps_type *t, const char *base)
+{
+    size_t n = aps_schema_priv_elements(t, base);
+    aps_status st;
+    if (n == SIZE_MAX)
+        return APS_E_ARGUMENT;
+    aps_cbor_write_array_begin(c->w, n);
+    if ((st = put_entries(c, t, base)) != APS_OK)
+        return st;
+    aps_cbor_write_array_end(c->w);
+    return status(c);
+}
+
 static aps_status encode_nested(cbor_ectx *c, const aps_type *t, const void *value)
 {
     aps_status st;
@@ -184,6 +243,7 @@ static aps_status encode_nested(cbor_ectx *c, const aps_type *t, const void *val
         aps_cbor_write_tag(c->w, t->u.tag.number);
         st = encode(c, t->u.tag.content, value);
         break;
+    case APS_K_TUPLE: st = encode_tuple(c, t, (const char *)value); break;
     default: st = encode_union(c, t, (const char *)value); break;
     }
     c->depth--;
@@ -233,6 +293,7 @@ static aps_status encode(cbor_ectx *c, const aps_type *t, const void *value)
     case APS_K_MAP:
     case APS_K_UNION:
     case APS_K_TAG:
+    case APS_K_TUPLE:
         return encode_nested(c, t, value);
     default:
         return APS_E_ARGUMENT;

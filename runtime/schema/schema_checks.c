@@ -287,7 +287,8 @@ bool aps_schema_priv_kind_fits(const aps_type *t, aps_json_kind jk, bool is_int,
     case APS_K_ENUM: return aps_schema_priv_enum_of_ints(t) ? jk == APS_JSON_NUMBER && is_int : jk == APS_JSON_STRING;
     case APS_K_STRUCT:
     case APS_K_MAP: return jk == APS_JSON_OBJECT;
-    case APS_K_ARRAY: return jk == APS_JSON_ARRAY;
+    case APS_K_ARRAY:
+    case APS_K_TUPLE: return jk == APS_JSON_ARRAY;
     case APS_K_LITERAL:
         switch (t->u.lit.kind) {
         case APS_LIT_TEXT: return jk == APS_JSON_STRING;
@@ -314,4 +315,56 @@ bool aps_schema_priv_kind_fits(const aps_type *t, aps_json_kind jk, bool is_int,
         return false;
     }
     return false;
+}
+
+static size_t entries_elements(const aps_type *t, const char *base, int depth);
+
+/* The elements one value of t takes inside a positional array. */
+static size_t value_elements(const aps_type *t, const void *value, int depth)
+{
+    const char *base = (const char *)value;
+    size_t i, n = 0, k;
+    if (!aps_schema_priv_in_place(t))
+        return 1;
+    if (depth > APS_SCHEMA_MAX_DEPTH)
+        return SIZE_MAX;
+    if (t->kind == APS_K_TUPLE)
+        return entries_elements(t, base, depth + 1);
+    if (t->kind == APS_K_UNION) {
+        int kind = *APS_CAT(base, t->u.un.kind_offset, int);
+        if (kind < 1 || (size_t)kind > t->u.un.nalts)
+            return SIZE_MAX;
+        return value_elements(t->u.un.alts[kind - 1], base + t->u.un.payload_offset, depth + 1);
+    }
+    {
+        const aps_array *a = (const aps_array *)value;
+        const aps_type *et = t->u.arr.elem;
+        if (!aps_schema_priv_in_place(et))
+            return a->count;
+        for (i = 0; i < a->count; i++) {
+            if ((k = value_elements(et, (const char *)a->items + i * et->size, depth + 1)) == SIZE_MAX)
+                return SIZE_MAX;
+            n += k;
+        }
+        return n;
+    }
+}
+
+static size_t entries_elements(const aps_type *t, const char *base, int depth)
+{
+    size_t i, n = 0, k;
+    for (i = 0; i < t->u.st.nfields; i++) {
+        const aps_field *f = &t->u.st.fields[i];
+        if ((f->flags & APS_F_OPTIONAL) && !*APS_CAT(base, f->present_offset, bool))
+            continue;
+        if ((k = value_elements(f->type, base + f->offset, depth)) == SIZE_MAX)
+            return SIZE_MAX;
+        n += k;
+    }
+    return n;
+}
+
+size_t aps_schema_priv_elements(const aps_type *t, const void *value)
+{
+    return entries_elements(t, (const char *)value, 0);
 }

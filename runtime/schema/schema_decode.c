@@ -8,6 +8,7 @@
  * text of a union value and the JSON kind of a number need the position of
  * the next byte, and located errors need value_start to name that value.
  */
+#include "aps/cbor.h"
 #include "aps/fast.h"
 #include "aps/json_impl.h"
 #include "schema_internal.h"
@@ -906,7 +907,8 @@ static const char *kind_name(const aps_type *t)
     case APS_K_ENUM: return aps_schema_priv_enum_of_ints(t) ? "an integer" : "a string";
     case APS_K_STRUCT:
     case APS_K_MAP: return "an object";
-    case APS_K_ARRAY: return "an array";
+    case APS_K_ARRAY:
+    case APS_K_TUPLE: return "an array";
     case APS_K_LITERAL:
         switch (t->u.lit.kind) {
         case APS_LIT_TEXT: return "a string";
@@ -1022,6 +1024,64 @@ static aps_status decode_by_kind(dctx *c, const aps_type *t, char *out)
     return fail_kind(c, t, jk);
 }
 
+/*
+ * A positional array (APS_K_TUPLE, made under --cbor): its entries are
+ * matched by the CBOR decoder's rules, on the array converted to CBOR
+ * (aps_json_to_cbor: the same values, the same checks); an error is placed
+ * at the array, its path and message those of the element that failed.
+ */
+static aps_status decode_tuple(dctx *c, const aps_type *t, char *out)
+{
+    aps_json_reader *r = c->r;
+    aps_json_raw raw;
+    aps_json_reader sub;
+    aps_cbor_writer w;
+    aps_decode_options o;
+    aps_error e;
+    size_t start;
+    void *bytes;
+    aps_status st;
+    (void)value_here(r);
+    start = r->value_start;
+    if (aps_json_peek(r) != APS_JSON_ARRAY) {
+        if ((st = aps_json_skip(r, c->err)) != APS_OK)
+            return st;
+        r->value_start = start;
+        return aps_json_reader_fail(r, c->err, APS_E_TYPE, "expected an array");
+    }
+    if ((st = aps_json_read_raw(r, &raw, c->err)) != APS_OK)
+        return st;
+    aps_json_reader_init(&sub, raw.ptr, raw.len, c->arena, NULL);
+    aps_cbor_writer_init(&w, NULL);
+    st = aps_json_to_cbor(&sub, &w, NULL);
+    if (st == APS_OK)
+        st = aps_cbor_writer_finish(&w, NULL);
+    bytes = st == APS_OK ? aps_arena_alloc_aligned(c->arena, aps_cbor_writer_len(&w) + 1, 1) : NULL;
+    if (bytes != NULL)
+        memcpy(bytes, aps_cbor_writer_data(&w), aps_cbor_writer_len(&w));
+    aps_cbor_writer_deinit(&w);
+    r->value_start = start;
+    if (st != APS_OK)
+        return aps_json_reader_fail(r, c->err, st, "this array has no CBOR form: %s", aps_status_str(st));
+    if (bytes == NULL)
+        return decode_fail_nomem(c);
+    memset(&o, 0, sizeof o);
+    o.key_case = c->key_case;
+    o.strict = c->strict;
+    st = aps_schema_decode_cbor(t, bytes, aps_cbor_writer_len(&w), c->arena, out, &o, &e);
+    if (st != APS_OK) {
+        char at[APS_ERROR_POINTER_MAX];
+        size_t n;
+        (void)aps_json_reader_fail(r, c->err, st, "%s", e.message);
+        if (c->err != NULL && c->err->code == st && (n = strlen(c->err->pointer)) + strlen(e.pointer) < sizeof at) {
+            memcpy(at, c->err->pointer, n);
+            memcpy(at + n, e.pointer, strlen(e.pointer) + 1);
+            aps_error_set_pointer(c->err, at);
+        }
+    }
+    return st;
+}
+
 /* ---- dispatch ----------------------------------------------------------------- */
 
 static aps_status decode_nested(dctx *c, const aps_type *t, char *out)
@@ -1037,6 +1097,7 @@ static aps_status decode_nested(dctx *c, const aps_type *t, char *out)
     case APS_K_ARRAY: st = decode_array(c, t, (aps_array *)(void *)out); break;
     case APS_K_MAP: st = decode_map(c, t, (aps_array *)(void *)out); break;
     case APS_K_TAG: st = decode_value(c, t->u.tag.content, out); break;
+    case APS_K_TUPLE: st = decode_tuple(c, t, out); break;
     default:
         switch (t->u.un.cls) {
         case APS_U_DISCRIMINATED: st = decode_discriminated(c, t, out); break;
@@ -1074,6 +1135,7 @@ static aps_status decode_value(dctx *c, const aps_type *t, void *out)
     case APS_K_BYTES: /* refused at the value, located, rather than read as something it is not */
         return aps_json_reader_fail(c->r, c->err, APS_E_TYPE, "a byte string has no JSON form (CBOR only)");
     case APS_K_TAG: /* JSON has no tags: the content alone */
+    case APS_K_TUPLE:
         return decode_nested(c, t, (char *)out);
     }
     return aps_json_reader_fail(c->r, c->err, APS_E_ARGUMENT, "malformed type descriptor");

@@ -191,6 +191,62 @@ static aps_status encode_union(ectx *c, const aps_type *t, const char *base)
     return encode(c, t->u.un.alts[kind - 1], base + t->u.un.payload_offset);
 }
 
+/* One entry's value inside a positional array: its elements, in place when it is a group; *n
+ * counts the elements written, for the commas. */
+static aps_status put_element(ectx *c, const aps_type *t, const char *v, size_t *n);
+
+static aps_status put_entries(ectx *c, const aps_type *t, const char *base, size_t *n)
+{
+    size_t i;
+    aps_status st;
+    for (i = 0; i < t->u.st.nfields; i++) {
+        const aps_field *f = &t->u.st.fields[i];
+        if ((f->flags & APS_F_OPTIONAL) && !*APS_CAT(base, f->present_offset, bool))
+            continue;
+        if ((st = put_element(c, f->type, base + f->offset, n)) != APS_OK)
+            return st;
+    }
+    return APS_OK;
+}
+
+static aps_status put_element(ectx *c, const aps_type *t, const char *v, size_t *n)
+{
+    aps_status st = APS_OK;
+    size_t i;
+    if (!aps_schema_priv_in_place(t)) {
+        if ((*n)++ > 0 && !aps_json_impl_put_byte(c->w, ','))
+            return c->w->status;
+        return t->kind == APS_K_LITERAL ? put_literal(c->w, &t->u.lit) : encode(c, t, v);
+    }
+    if (++c->depth > APS_SCHEMA_MAX_DEPTH)
+        return APS_E_DEPTH;
+    if (t->kind == APS_K_TUPLE) {
+        st = put_entries(c, t, v, n);
+    } else if (t->kind == APS_K_ARRAY) {
+        const aps_array *a = (const aps_array *)(const void *)v;
+        for (i = 0; i < a->count && st == APS_OK; i++)
+            st = put_element(c, t->u.arr.elem, (const char *)a->items + i * t->u.arr.elem->size, n);
+    } else {
+        int kind = *APS_CAT(v, t->u.un.kind_offset, int);
+        st = kind < 1 || (size_t)kind > t->u.un.nalts
+                 ? APS_E_ARGUMENT
+                 : put_element(c, t->u.un.alts[kind - 1], v + t->u.un.payload_offset, n);
+    }
+    c->depth--;
+    return st;
+}
+
+static aps_status encode_tuple(ectx *c, const aps_type *t, const char *base)
+{
+    size_t n = 0;
+    aps_status st;
+    if ((st = open_container(c, '[')) != APS_OK)
+        return st;
+    if ((st = put_entries(c, t, base, &n)) != APS_OK)
+        return st;
+    return close_container(c, ']');
+}
+
 static aps_status encode_nested(ectx *c, const aps_type *t, const void *value)
 {
     aps_status st;
@@ -201,6 +257,7 @@ static aps_status encode_nested(ectx *c, const aps_type *t, const void *value)
     case APS_K_ARRAY: st = encode_array(c, t, (const aps_array *)value); break;
     case APS_K_MAP: st = encode_map(c, t, (const aps_array *)value); break;
     case APS_K_TAG: st = encode(c, t->u.tag.content, value); break;
+    case APS_K_TUPLE: st = encode_tuple(c, t, (const char *)value); break;
     default: st = encode_union(c, t, (const char *)value); break;
     }
     c->depth--;
@@ -248,6 +305,7 @@ static aps_status encode(ectx *c, const aps_type *t, const void *value)
     case APS_K_UNION:
         return encode_nested(c, t, value);
     case APS_K_TAG: /* JSON has no tags: the content alone */
+    case APS_K_TUPLE:
         return encode_nested(c, t, value);
     case APS_K_BYTES: /* no JSON form (CBOR only): refused, nothing is made up */
         return APS_E_TYPE;

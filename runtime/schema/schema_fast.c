@@ -1141,6 +1141,7 @@ static const char *fast_value(fast_ctx *c, const aps_type *t, const char *p, voi
         return fast_nested(c, t, p, (char *)out);
     case APS_K_BYTES:
     case APS_K_TAG:
+    case APS_K_TUPLE:
         return NULL; /* the exact decoder says what JSON makes of them */
     }
     return NULL;

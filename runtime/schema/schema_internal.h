@@ -91,6 +91,19 @@ static inline bool aps_schema_priv_text_is(const aps_literal *lit, const char *s
  */
 APS_INTERNAL bool aps_schema_priv_kind_fits(const aps_type *t, aps_json_kind jk, bool is_int, int depth);
 
+/* Inside a positional array: a group (APS_K_TUPLE with u.st.group), a repeated entry (an
+ * APS_K_ARRAY with u.arr.spread) or a choice of groups (APS_U_GROUPS), whose elements are the
+ * enclosing array's; any other type is one element. */
+static inline bool aps_schema_priv_in_place(const aps_type *t)
+{
+    return (t->kind == APS_K_TUPLE && t->u.st.group) || (t->kind == APS_K_ARRAY && t->u.arr.spread) ||
+           (t->kind == APS_K_UNION && t->u.un.cls == APS_U_GROUPS);
+}
+
+/* How many array elements the entries of the APS_K_TUPLE `t` take in the C value at `value`,
+ * for a CBOR array's head; SIZE_MAX when a choice in it holds no alternative. */
+APS_INTERNAL size_t aps_schema_priv_elements(const aps_type *t, const void *value);
+
 /*
  * The members of one object (a JSON object, a CBOR map) seen so far, by
  * field index (the envelope's own fields first, then its variant's): one

@@ -44,6 +44,7 @@ static APS_NOINLINE aps_status check_struct(vctx *v, const aps_type *t, const ch
 static APS_NOINLINE aps_status check_array(vctx *v, const aps_type *t, const aps_array *a, size_t depth);
 static APS_NOINLINE aps_status check_map(vctx *v, const aps_type *t, const aps_array *a, size_t depth);
 static APS_NOINLINE aps_status check_union(vctx *v, const aps_type *t, const char *base, size_t depth);
+static APS_NOINLINE aps_status check_entries(vctx *v, const aps_type *t, const char *base, size_t depth);
 
 /* Writes the RFC 6901 pointer of the collected path into out[cap] ("~" and "/" escaped, cut at the end). */
 static void format_path(const vctx *v, char *out, size_t cap)
@@ -214,6 +215,7 @@ static inline aps_status check_nested(vctx *v, const aps_type *t, const void *va
     case APS_K_ARRAY: return check_array(v, t, (const aps_array *)value, depth);
     case APS_K_MAP: return check_map(v, t, (const aps_array *)value, depth);
     case APS_K_TAG: return check(v, t->u.tag.content, value, depth);
+    case APS_K_TUPLE: return check_entries(v, t, (const char *)value, depth);
     default: return check_union(v, t, (const char *)value, depth);
     }
 }
@@ -256,6 +258,7 @@ static inline aps_status check(vctx *v, const aps_type *t, const void *value, si
     case APS_K_MAP:
     case APS_K_UNION:
     case APS_K_TAG:
+    case APS_K_TUPLE:
         return check_nested(v, t, value, depth + 1);
     case APS_K_BYTES:
         return check_bytes(v, t, (const aps_slice *)value);
@@ -435,6 +438,25 @@ static APS_NOINLINE aps_status check_struct(vctx *v, const aps_type *t, const ch
             return st;
         if (x->count != 0)
             return check_extras(v, t, alt, x);
+    }
+    return APS_OK;
+}
+
+/*
+ * The entries of a positional array or of a group in one: each present
+ * entry's value; a repeated entry's count; in a choice of groups, the
+ * alternative chosen. The path names the entry by its label or position.
+ */
+static APS_NOINLINE aps_status check_entries(vctx *v, const aps_type *t, const char *base, size_t depth)
+{
+    size_t i;
+    aps_status st;
+    for (i = 0; i < t->u.st.nfields; i++) {
+        const aps_field *f = &t->u.st.fields[i];
+        if ((f->flags & APS_F_LITERAL) || ((f->flags & APS_F_OPTIONAL) && !*APS_CAT(base, f->present_offset, bool)))
+            continue;
+        if ((st = check(v, f->type, base + f->offset, depth)) != APS_OK)
+            return step(v, st, f->key, SIZE_MAX);
     }
     return APS_OK;
 }

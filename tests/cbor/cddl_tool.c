@@ -301,6 +301,8 @@ static int fill(rnd *g, const aps_type *t, void *out, unsigned depth)
         }
         return 1;
     }
+    case APS_K_TUPLE: /* a positional array, or a group in one: its entries */
+        return fill_fields(g, t->u.st.fields, t->u.st.nfields, (char *)out, depth);
     case APS_K_UNION: {
         int k = 1 + (int)pick(g, t->u.un.nalts);
         if (t->u.un.nalts == 0)

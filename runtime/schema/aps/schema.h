@@ -77,8 +77,10 @@ typedef enum aps_kind {
     APS_K_UNION,   /* a tagged union: int kind at u.un.kind_offset, payload at u.un.payload_offset */
     APS_K_BYTES,   /* aps_slice: a CBOR byte string (`bstr`), with optional size bounds and
                       embedded CBOR (`.cbor T`, `.cborseq T`); no JSON form: refused in JSON */
-    APS_K_TAG      /* the C value of u.tag.content: on the CBOR wire inside tag u.tag.number
+    APS_K_TAG,     /* the C value of u.tag.content: on the CBOR wire inside tag u.tag.number
                       (`#6.n(T)`); in JSON the content alone, as JSON has no tags */
+    APS_K_TUPLE    /* a C struct for an array read by position (`[alg: int, * bstr]`): its
+                      entries u.st.fields match consecutive elements in order; docs/cbor.md */
 } aps_kind;
 
 /* A literal's kind. APS_LIT_UNDEFINED (CBOR's `undefined`) and APS_LIT_BYTES (`h'0102'`, bytes
@@ -159,7 +161,11 @@ typedef struct aps_field {
 typedef enum aps_union_class {
     APS_U_DISCRIMINATED, /* by the literal value of member u.un.disc_key (all alternatives are structs) */
     APS_U_KIND,          /* by the JSON kind of the value (null, bool, integer, number, string, array, object) */
-    APS_U_UNTAGGED       /* first alternative that decodes, in schema order */
+    APS_U_UNTAGGED,      /* first alternative that decodes, in schema order */
+    APS_U_GROUPS         /* a choice of groups inside a positional array (`[+ (1, uint // 2, text)]`):
+                            the first alternative whose entries match the elements from the
+                            current one; its alternatives are groups (APS_K_TUPLE with
+                            u.st.group) or types of one element */
 } aps_union_class;
 
 typedef struct aps_type_text {
@@ -219,10 +225,16 @@ struct aps_type {
             size_t variants_offset;
             size_t extras_min, extras_max; /* how many unknown members the tail allows
                                             (`1*3 text => T`); extras_max 0: no bound */
+            bool group;                  /* APS_K_TUPLE: a group inside a positional array
+                                            (`? (uint, bstr)`): its entries take elements of
+                                            the enclosing array, it has no array of its own */
         } st;
         struct {
             const aps_type *elem;
             size_t min, max;             /* occurrence bounds; max SIZE_MAX when unbounded */
+            bool spread;                 /* a repeated entry of a positional array (`* bstr` in
+                                            `[int, * bstr]`): its elements are the enclosing
+                                            array's, read in order, not an array of their own */
         } arr;
         struct {
             const aps_type *value;

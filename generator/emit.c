@@ -1354,7 +1354,8 @@ static tmpl_value *declaration(emitter *E, const ir_type *t)
     case IR_UNION: {
         tmpl_value *alts = tmpl_list(C), *payloads = tmpl_list(C);
         static const char *const how[] = { "by the member", "by the JSON kind of the value",
-                                           "by trying each alternative in order (untagged)" };
+                                           "by trying each alternative in order (untagged)",
+                                           "by the first group of alternatives whose entries match the elements" };
         tmpl_flag(C, d, "is_union", 1);
         tmpl_set(C, d, "how", how[t->cls]);
         if (t->cls == IR_U_DISCRIMINATED)

@@ -1869,8 +1869,12 @@ static ir_type *lower_type(lower *L, const ast_type *t, const char *ctx, const c
         }
         sym = symbol_of(L, t->u.name.name);
         if (sym == NULL && t->u.name.name.len > 0 && t->u.name.name.ptr[0] == '$') {
-            r = unsupported(L, t->loc, cddl_fmt(L->ctx, "the socket '%.*s', which nothing extends (it matches nothing),",
-                                           NAMEF(t->u.name.name)));
+            /* RFC 8610 3.9 leaves it empty; a schema names a socket to be plugged elsewhere (another
+             * file, a later draft), and zcbor leaves it out: read as any, loosely (docs/cddl.md) */
+            diag_report(L->diag, DIAG_WARNING, DIAG_W_LOOSE, t->loc,
+                        "the socket '%.*s', which nothing in this schema extends, read as any: its plugs are "
+                        "elsewhere (alone it would match nothing)", NAMEF(t->u.name.name));
+            r = &L->prim[P_ANY];
         } else if (sym == NULL) {
             r = &L->prim[P_ANY];
         } else if (sym->from_prelude) {
@@ -1993,11 +1997,15 @@ static const ast_group *entry_group(lower *L, const ast_entry *e, const sema_sym
     ast_group *g;
     size_t i, b, nbodies;
     const ast_type **bodies;
+    static const ast_group empty;
     *sym_out = NULL;
     if (e->key_kind != AST_KEY_NONE && e->key_kind != AST_KEY_BAREWORD)
         return NULL;
     if (t->kind == AST_T_PAREN && ast_paren_inner(t) == NULL)
         return t->u.group;
+    if (t->kind == AST_T_NAME && t->u.name.name.len > 1 && t->u.name.name.ptr[0] == '$' &&
+        t->u.name.name.ptr[1] == '$' && symbol_of(L, t->u.name.name) == NULL)
+        return &empty; /* a group socket nothing plugs: the empty group (RFC 8610 3.9) */
     if (t->kind != AST_T_NAME || t->u.name.has_args || (sym = symbol_of(L, t->u.name.name)) == NULL ||
         sym->kind != SEMA_GROUP || sym->from_prelude || (sym->def != NULL && sym->def->nparams != 0))
         return NULL;
@@ -2375,6 +2383,40 @@ int ir_fields_clash(const ir_field *a, const ir_field *b)
 
 static void drop_member(lower *L, const ast_entry *e, const char *what, never n);
 
+/*
+ * --cbor: `? 7 => A` and, in the same map, `? 7 => B` (SUIT's severable
+ * members and their digests, from two groups): a map holds a key once, so
+ * that is `? 7 => (A / B)`, the one member taking either type. Only two
+ * optional members are merged; any other repeat stays an error.
+ */
+static int merge_optional(lower *L, ir_type *node, ast_str key, const ast_entry *e, const lower_env *env)
+{
+    ir_field *old = NULL;
+    ir_type *u, *b, **alts;
+    src_loc *locs;
+    size_t i;
+    for (i = 0; i < node->nfields && old == NULL; i++)
+        if (ast_str_same(node->fields[i].key, key))
+            old = &node->fields[i];
+    if (old == NULL || !(old->flags & IR_F_OPTIONAL) || (old->flags & (IR_F_LITERAL | IR_F_NULLABLE)) ||
+        !e->has_occur || e->occur_min != 0 || e->occur_max != 1)
+        return 0;
+    b = lower_type(L, e->type, cddl_fmt(L->ctx, "%s_%s_alt2", node->c_name, old->c_name),
+                   cddl_fmt(L->ctx, "%s.%.*s/2", node->rule, NAMEF(key)), env);
+    u = new_type(L, IR_UNION, cddl_fmt(L->ctx, "%s.%.*s", node->rule, NAMEF(key)),
+                 cddl_fmt(L->ctx, "%s_%s", node->c_name, old->c_name), e->loc);
+    add_named(L, u);
+    alts = cddl_alloc(L->ctx, 2 * sizeof *alts);
+    locs = cddl_alloc(L->ctx, 2 * sizeof *locs);
+    alts[0] = old->type;
+    alts[1] = b;
+    locs[0] = old->loc;
+    locs[1] = e->loc;
+    classify_union(L, u, alts, 2, locs);
+    old->type = u;
+    return 1;
+}
+
 static void add_field(lower *L, ir_type *node, ast_str key, const ast_entry *e, const lower_env *env)
 {
     ir_field f;
@@ -2405,6 +2447,8 @@ static void add_field(lower *L, ir_type *node, ast_str key, const ast_entry *e, 
         buf[n++] = '_', buf[n] = '\0';
     f.c_name = cddl_strdup(L->ctx, buf, n);
     if (key_taken(L, node, key)) {
+        if (L->cbor && merge_optional(L, node, key, e, env))
+            return;
         ERR(L, e->loc, "member '%.*s' appears twice in this map", NAMEF(key));
         return;
     }
@@ -2915,7 +2959,9 @@ static void collect_members(lower *L, ir_type *node, const ast_group *g, const l
             break;
         case AST_KEY_NONE: {
             size_t before = node->nfields, f;
-            int optional = e->has_occur && e->occur_min == 0;
+            /* --cbor: `{1*10 SUIT_Parameter}`, a repeated choice of members, is each of them optional */
+            int repeated = L->cbor && e->has_occur && e->occur_max > 1;
+            int optional = e->has_occur && (e->occur_min == 0 || repeated);
             const ast_entry *outer = L->optional_entry;
             L->optional += optional;
             L->optional_entry = optional ? e : outer;
@@ -2926,7 +2972,11 @@ static void collect_members(lower *L, ir_type *node, const ast_group *g, const l
             if (e->has_occur && e->occur_min == 0 && node->nfields > before + 1 && !L->choice_inlined)
                 diag_report(L->diag, DIAG_WARNING, DIAG_W_LOOSE, e->loc,
                             "an optional group read as optional members: that they come all or none is not checked");
-            for (f = before; e->has_occur && e->occur_min == 0 && f < node->nfields; f++)
+            if (repeated && e->occur_min > 0)
+                diag_report(L->diag, DIAG_WARNING, DIAG_W_LOOSE, e->loc,
+                            "a repeated group read as optional members: that at least %llu of them come is not "
+                            "checked", (unsigned long long)e->occur_min);
+            for (f = before; optional && f < node->nfields; f++)
                 node->fields[f].flags |= IR_F_OPTIONAL;
             break;
         }
@@ -3695,15 +3745,55 @@ static void init_prims(lower *L)
 }
 
 /* A group rule `( A // B )` whose alternatives are all single types: it reads as their type choice. */
-static int group_of_types(const sema_symbol *sym)
+/*
+ * --cbor: does the group hold an entry with neither key nor group, directly or through the
+ * groups it names (`(suit-condition-vendor-identifier, nil)`)? Then it is a group of array
+ * positions, read where an array names it, and no type of its own.
+ */
+static int positional_group(lower *L, const sema_symbol *sym, int depth)
+{
+    size_t b, c, k, n;
+    const ast_type **bodies = rule_bodies(L, sym, &n);
+    for (b = 0; b < n && depth < 16; b++) {
+        const ast_type *bt = bodies[b];
+        if (bt->kind != AST_T_PAREN || ast_paren_inner(bt) != NULL)
+            continue;
+        for (c = 0; c < bt->u.group->count; c++) {
+            const ast_grpchoice *ch = bt->u.group->choices[c];
+            for (k = 0; k < ch->count; k++) {
+                const ast_entry *e = ch->entries[k];
+                const sema_symbol *g;
+                if (e->key_kind != AST_KEY_NONE)
+                    continue;
+                if (e->type->kind == AST_T_NAME && (g = symbol_of(L, e->type->u.name.name)) != NULL &&
+                    g->kind == SEMA_GROUP && !g->from_prelude) {
+                    if (positional_group(L, g, depth + 1))
+                        return 1;
+                } else if (e->type->kind != AST_T_PAREN || ast_paren_inner(e->type) != NULL) {
+                    return 1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+static int group_of_types(lower *L, const sema_symbol *sym)
 {
     const ast_type *body = sym->def != NULL && sym->nalts == 0 ? sym->def->body->type : NULL;
     size_t c;
     if (body == NULL || body->kind != AST_T_PAREN || body->u.group->count < 2)
         return 0;
-    for (c = 0; c < body->u.group->count; c++)
+    for (c = 0; c < body->u.group->count; c++) {
+        const ast_type *t;
+        const sema_symbol *g;
         if (!choice_is_type(body->u.group->choices[c]))
             return 0;
+        t = body->u.group->choices[c]->entries[0]->type;
+        if (L->cbor && t->kind == AST_T_NAME && (g = symbol_of(L, t->u.name.name)) != NULL && g->kind == SEMA_GROUP &&
+            !g->from_prelude && positional_group(L, g, 0))
+            return 0; /* `SUIT_Command = (SUIT_Condition // SUIT_Directive)`: positions, no type */
+    }
     return 1;
 }
 
@@ -3831,7 +3921,7 @@ int lower_module(cddl_ctx *ctx, const sema_table *table, const ast_document *doc
                 skipped++;
             else if (sym->kind == SEMA_TYPE)
                 lower_rule(L, sym, NULL, NULL);
-            else if (group_of_types(sym))
+            else if (group_of_types(L, sym))
                 lower_group_rule(L, sym, NULL); /* `Message = ( Response // Event )` is a type too */
         }
     }

@@ -1026,7 +1026,7 @@ static aps_status match_rest(cbor_dctx *c, const rest *k, matcher *m)
 /* A choice of groups: the first alternative with which the rest matches too. */
 static aps_status match_choice(cbor_dctx *c, const aps_type *t, char *out, const rest *k, matcher *m)
 {
-    size_t i;
+    size_t i, here = aps_cbor_reader_offset(c->r);
     aps_status st;
     for (i = 0; i < t->u.un.nalts; i++) {
         bool ok;
@@ -1036,6 +1036,15 @@ static aps_status match_choice(cbor_dctx *c, const aps_type *t, char *out, const
             set_kind(t, out, (int)(i + 1));
             return APS_OK;
         }
+    }
+    if (m->far_st != APS_OK && m->far.offset <= here) { /* none got past this element: say it of the choice */
+        char msg[APS_ERROR_MESSAGE_MAX];
+        int n = snprintf(msg, sizeof msg, "no alternative of %s matches: ", t->name != NULL ? t->name : "the choice");
+        size_t used = n < 0 ? 0 : (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1;
+        size_t left = sizeof msg - 1 - used, len = strlen(m->far.message);
+        memcpy(msg + used, m->far.message, len < left ? len : left);
+        msg[used + (len < left ? len : left)] = '\0';
+        memcpy(m->far.message, msg, sizeof msg);
     }
     return no_match(c, m);
 }

@@ -108,6 +108,28 @@ CASES = [
     ("log", cbor2.dumps(1) + cbor2.dumps("x"), ("error", "embedded CBOR (.cborseq)")),
     ("widths", {"f32": 0.1000000014901161193847656, "f64": 0.1}, ("ok", '{"f32":0.10000000149011612,"f64":0.1}')),
     ("widths", {"f32": 0.1, "f64": 0.1}, ("error", "32-bit float holds exactly")),
+    # SUIT (zcbor's manifest9_simple: draft-ietf-suit-manifest-09): positional arrays whose
+    # command sequences repeat a choice of (command, argument) pairs, inside bstr .cbor
+    ("SUIT_Command_Sequence", [1, 0, 21, 2, 23, 15], "ok"),
+    ("SUIT_Command_Sequence", [12, True, 20, {1: bytes(16), 14: 34768, 21: "coap://x/fw"}], ("ok", "-")),
+    ("SUIT_Command_Sequence", [3, 15], ("ok", "[3,15]")),
+    ("SUIT_Command_Sequence", [99, 0], ("error", "no alternative")),
+    ("SUIT_Command_Sequence", [1], ("error", "the array ends")),
+    ("SUIT_Command_Sequence", [], ("error", "expected at least 1 element; got 0")),
+    ("SUIT_Command_Sequence", [1, 0] * 11, ("error", "more elements")),
+    ("SUIT_Command_Sequence", [19, {1: bytes(15)}], ("error", "/1/1")),
+    ("SUIT_Common_Sequence", [1, 15, 12, 0, 2, 15], "ok"),
+    ("SUIT_Digest", [2, bytes(32)], ("ok", "-")),
+    ("SUIT_Digest", [3, bytes(32)], ("error", "/0")),
+    ("SUIT_Digest", [2, bytes(32), 1], ("error", "more elements")),
+    ("SUIT_Envelope", {3: cbor2.dumps({1: 1, 2: 7, 3: cbor2.dumps({2: [[b"\x00"], [b"fw", b"a"]],
+                                                                 4: cbor2.dumps([1, 15, 2, 15])}),
+                                       9: cbor2.dumps([21, 2, 23, 2])})}, ("ok", "-")),
+    ("SUIT_Envelope", {2: cbor2.dumps([cbor2.dumps(CBORTag(18, [prot, {}, cbor2.dumps([2, bytes(32)]), sig]))]),
+                       3: cbor2.dumps({1: 1, 2: 0, 3: cbor2.dumps({})})}, "ok"),
+    ("SUIT_Envelope", {3: cbor2.dumps({1: 1, 2: 0, 3: cbor2.dumps({}), 9: cbor2.dumps([21])})},
+     ("error", "embedded CBOR")),
+    ("SUIT_Manifest", {1: 2, 2: 0, 3: cbor2.dumps({})}, ("error", "/1")),
 ]
 
 

@@ -14,6 +14,7 @@
 #include "senml.h"
 #include "serial.h"
 #include "serialenc.h"
+#include "suit9.h"
 
 static const struct cddl_type {
     const char *name;
@@ -48,6 +49,11 @@ static const struct cddl_type {
     { "Pet", &pet_pet_type },
     { "MultiList", &serialenc_multi_list_type },
     { "List", &serialenc_list_type },
+    { "SUIT_Envelope", &suit9_suit_envelope_type },
+    { "SUIT_Manifest", &suit9_suit_manifest_type },
+    { "SUIT_Command_Sequence", &suit9_suit_command_sequence_type },
+    { "SUIT_Common_Sequence", &suit9_suit_common_sequence_type },
+    { "SUIT_Digest", &suit9_suit_digest_type },
 };
 
 #endif

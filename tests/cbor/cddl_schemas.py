@@ -130,6 +130,24 @@ CASES = [
     ("SUIT_Envelope", {3: cbor2.dumps({1: 1, 2: 0, 3: cbor2.dumps({}), 9: cbor2.dumps([21])})},
      ("error", "embedded CBOR")),
     ("SUIT_Manifest", {1: 2, 2: 0, 3: cbor2.dumps({})}, ("error", "/1")),
+    # SUIT drafts 12 and 20 (zcbor's manifest12, and manifest20 read after cose.cddl)
+    ("SUIT20_Command_Sequence", [1, 15, 21, 2, -5, b"custom"], "ok"),
+    ("SUIT20_Command_Sequence", [-5, None], "ok"),
+    ("SUIT20_Command_Sequence", [1, -1], ("error", "/1")),
+    ("SUIT20_Envelope_Tagged", CBORTag(107, {2: cbor2.dumps([cbor2.dumps([-16, bytes(32)])]),
+                                            3: cbor2.dumps({1: 1, 2: 0, 3: cbor2.dumps({2: [[b"\x00"]]})})}),
+     ("ok", "-")),
+    ("SUIT20_Manifest", {1: 1, 2: 1, 3: cbor2.dumps({}), 17: cbor2.dumps([21, 2])}, ("ok", "-")),
+    ("SUIT20_Manifest", {1: 1, 2: 1, 3: cbor2.dumps({}), 17: [-16, bytes(32)]}, ("ok", "-")),
+    ("SUIT20_Authentication", [cbor2.dumps([-16, bytes(32)])], ("ok", "-")),
+    ("SUIT20_Authentication", [cbor2.dumps([-16, bytes(32)]), cbor2.dumps(CBORTag(18, [prot, {}, None, sig]))], "ok"),
+    ("SUIT20_Authentication", [], ("error", "the array ends")),
+    ("SUIT12_Command_Sequence", [1, 15, 21, 2], "ok"),
+    ("SUIT12_Common_Sequence", [1, 15, 12, 0], "ok"),
+    ("SUIT12_Manifest", {1: 1, 2: 5, 3: cbor2.dumps({}), 9: cbor2.dumps([21, 2])}, ("ok", "-")),
+    ("SUIT12_Manifest", {1: 1, 2: 5, 3: cbor2.dumps({}), 9: [2, bytes(32)]}, ("ok", "-")),
+    ("SUIT12_Envelope_Tagged", CBORTag(48, {2: cbor2.dumps([cbor2.dumps([2, bytes(32)])]),
+                                           3: cbor2.dumps({1: 1, 2: 5, 3: cbor2.dumps({})})}), ("ok", "-")),
 ]
 
 

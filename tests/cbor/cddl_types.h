@@ -14,6 +14,8 @@
 #include "senml.h"
 #include "serial.h"
 #include "serialenc.h"
+#include "suit12.h"
+#include "suit20.h"
 #include "suit9.h"
 
 static const struct cddl_type {
@@ -54,6 +56,14 @@ static const struct cddl_type {
     { "SUIT_Command_Sequence", &suit9_suit_command_sequence_type },
     { "SUIT_Common_Sequence", &suit9_suit_common_sequence_type },
     { "SUIT_Digest", &suit9_suit_digest_type },
+    { "SUIT12_Envelope_Tagged", &suit12_suit_envelope_tagged_type },
+    { "SUIT12_Manifest", &suit12_suit_manifest_type },
+    { "SUIT12_Command_Sequence", &suit12_suit_command_sequence_type },
+    { "SUIT12_Common_Sequence", &suit12_suit_common_sequence_type },
+    { "SUIT20_Envelope_Tagged", &suit20_suit_envelope_tagged_type },
+    { "SUIT20_Authentication", &suit20_suit_authentication_type },
+    { "SUIT20_Manifest", &suit20_suit_manifest_type },
+    { "SUIT20_Command_Sequence", &suit20_suit_command_sequence_type },
 };
 
 #endif

@@ -1,18 +1,23 @@
-# cddlgen_generate(TARGET <target> SCHEMA <file.cddl> PREFIX <p>
+# cddlgen_generate(TARGET <target> SCHEMA <file.cddl>... PREFIX <p>
 #                  [ROOTS <rule>...] [OUTPUT_DIR <dir>] [OPTIONS <cddlgen flags>...])
 #
-# Generates <p>.h and <p>.c from SCHEMA at build time, adds the .c to TARGET,
+# Generates <p>.h and <p>.c from SCHEMA (several files: one schema, in order)
+# at build time, adds the .c to TARGET,
 # puts the header on TARGET's include path and links the runtime. The files
 # are regenerated whenever the schema or cddlgen itself (and so its built-in
 # templates) changes. Works in our own tree and after find_package(cddlgen).
 # Several targets may use the same output set (same PREFIX and OUTPUT_DIR,
 # same arguments): it is generated once for all of them.
 function(cddlgen_generate)
-  cmake_parse_arguments(G "" "TARGET;SCHEMA;PREFIX;OUTPUT_DIR" "ROOTS;OPTIONS" ${ARGN})
+  cmake_parse_arguments(G "" "TARGET;PREFIX;OUTPUT_DIR" "SCHEMA;ROOTS;OPTIONS" ${ARGN})
   if(NOT G_TARGET OR NOT G_SCHEMA OR NOT G_PREFIX)
     message(FATAL_ERROR "cddlgen_generate: TARGET, SCHEMA and PREFIX are required")
   endif()
-  get_filename_component(schema "${G_SCHEMA}" ABSOLUTE)
+  set(schema "")
+  foreach(s ${G_SCHEMA}) # several files are one schema, read in order
+    get_filename_component(s "${s}" ABSOLUTE)
+    list(APPEND schema ${s})
+  endforeach()
   if(NOT G_OUTPUT_DIR)
     set(G_OUTPUT_DIR ${CMAKE_CURRENT_BINARY_DIR}/cddlgen-${G_PREFIX})
   endif()

@@ -1,6 +1,7 @@
 /* frontend.c - the front end's stages run in order by one driver (see frontend.h). */
 #include "frontend.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "lower.h"
@@ -19,20 +20,50 @@ void cddl_unit_init_text(cddl_unit *u, const char *name, const char *text, size_
     cddl_source_from_text(&u->src, name, text, len);
 }
 
+int cddl_unit_add_files(cddl_unit *u, const char *const *paths, size_t n)
+{
+    if (n == 0)
+        return 0;
+    if ((u->more_src = calloc(n, sizeof *u->more_src)) == NULL)
+        return -1;
+    u->more_paths = paths;
+    u->nmore = n;
+    return 0;
+}
+
 void cddl_unit_deinit(cddl_unit *u)
 {
+    size_t i;
     cddl_source_deinit(&u->src);
+    for (i = 0; i < u->nmore; i++)
+        cddl_source_deinit(&u->more_src[i]);
+    free(u->more_src);
+    u->more_src = NULL;
+    u->nmore = 0;
 }
 
 /* Reads the file, if the unit names one, and parses it and the prelude. Returns -1 when it cannot be read. */
 static int parse_stage(cddl_ctx *ctx, cddl_unit *u, const cddl_compile_options *o)
 {
     (void)o;
+    size_t i, k;
     if (u->path != NULL && cddl_source_load(ctx, &u->src, u->path) != 0)
         return -1;
     u->prelude = cddl_prelude(ctx);
     u->doc = cddl_parse(ctx, &u->src);
-    return u->doc != NULL ? 0 : -1;
+    if (u->doc == NULL)
+        return -1;
+    /* the other files of the schema: their rules follow, in order, as if written after */
+    for (i = 0; i < u->nmore; i++) {
+        ast_document *more;
+        if (cddl_source_load(ctx, &u->more_src[i], u->more_paths[i]) != 0)
+            return -1;
+        if ((more = cddl_parse(ctx, &u->more_src[i])) == NULL)
+            return -1;
+        for (k = 0; k < more->nrules; k++)
+            cddl_push(ctx, &u->doc->rules, &u->doc->nrules, sizeof *more->rules, &more->rules[k]);
+    }
+    return 0;
 }
 
 static int check_stage(cddl_ctx *ctx, cddl_unit *u, const cddl_compile_options *o)

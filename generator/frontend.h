@@ -77,6 +77,10 @@ typedef struct cddl_unit {
     cddl_stage done;        /* the last stage completed without errors */
     cddl_compile_status status; /* of the last cddl_compile: once not OK, it stays */
     unsigned errors;        /* errors reported while compiling this unit */
+    const char *const *more_paths; /* files read after `path` as part of the same schema (borrowed;
+                                      zcbor's cose.cddl before a SUIT manifest); see cddl_unit_add_files */
+    size_t nmore;
+    cddl_source *more_src;  /* their texts, once read */
 } cddl_unit;
 
 /* A unit that reads `path` (borrowed; "-" is stdin) when it is parsed. */
@@ -89,7 +93,15 @@ void cddl_unit_init_file(cddl_unit *u, const char *path);
  */
 void cddl_unit_init_text(cddl_unit *u, const char *name, const char *text, size_t len);
 
-/* Frees the source's line table; what the stages made is freed with the context. */
+/*
+ * Makes the files at `paths` (borrowed) part of the unit's schema: each is
+ * parsed after `path` and its rules join the document, so rules of one may
+ * name rules of another and a name defined twice is reported as in one
+ * file. Call it before the first cddl_compile. Returns -1 out of memory.
+ */
+int cddl_unit_add_files(cddl_unit *u, const char *const *paths, size_t n);
+
+/* Frees the sources' line tables; what the stages made is freed with the context. */
 void cddl_unit_deinit(cddl_unit *u);
 
 /*

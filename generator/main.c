@@ -3,7 +3,7 @@
  *
  *   cddlgen check [OPTIONS] FILE...     every stage of generate but writing: the same diagnostics
  *   cddlgen print FILE                  re-emit a schema as canonical CDDL
- *   cddlgen generate FILE --prefix P --out DIR [--root RULE]... [--templates DIR] [--embed-runtime] [--size] [--cbor]
+ *   cddlgen generate FILE... --prefix P --out DIR [--root RULE]... [--templates DIR] [--embed-runtime] [--size] [--cbor]
  *   cddlgen validate SCHEMA --type RULE [--input F] [--output text|json] [FILE...]
  *   cddlgen diff [--direction backward|forward] OLD NEW
  *
@@ -33,7 +33,8 @@ static const char usage_text[] =
     "  check FILE...        check CDDL schemas (RFC 8610, 9165, 9682): every stage of\n"
     "                       generate but writing, with the same diagnostics\n"
     "  print FILE           print a schema back as canonical CDDL\n"
-    "  generate FILE        write C types, descriptors and codecs: PREFIX.h and PREFIX.c\n"
+    "  generate FILE...     write C types, descriptors and codecs: PREFIX.h and PREFIX.c\n"
+    "                       (several files are one schema, read in order)\n"
     "  validate SCHEMA [FILE...]  check JSON instances against rule --type of SCHEMA\n"
     "                       (FILE \"-\" or none: standard input; files are read as streams)\n"
     "  diff OLD NEW         what changed between two schemas, and whether each change is\n"
@@ -50,7 +51,8 @@ static const char usage_text[] =
     "  --embed-runtime      generate: put the runtime in PREFIX.h and PREFIX.c too, so the\n"
     "                       pair compiles alone (vendoring; one such pair per program)\n"
     "  --cbor               generate: also PREFIX_T_decode_cbor / _encode_cbor for every type\n"
-    "                       (RFC 8949 CBOR over the same C types; docs/cbor.md)\n"
+    "                       (RFC 8949 CBOR over the same C types; docs/cbor.md); check: read the\n"
+    "                       schema as generate --cbor reads it\n"
     "  --size               generate: descriptors only, no straight-line readers, validators\n"
     "                       or encoders: the runtime's tables decode, check and encode every\n"
     "                       type (a twentieth of the machine code, a third of the speed)\n"
@@ -90,10 +92,10 @@ static const struct command_help {
     const char *own;         /* options of its own, as written here */
 } command_help[] = {
     { "check", "check [OPTIONS] FILE...",
-      { "--feature", "--syntax-only", "-fmax-errors", "--strict", "-Wunused", "-Wno-GROUP", "-Werror" }, NULL },
+      { "--feature", "--cbor", "--syntax-only", "-fmax-errors", "--strict", "-Wunused", "-Wno-GROUP", "-Werror" }, NULL },
     { "print", "print [OPTIONS] FILE",
       { "--feature", "-fmax-errors", "--strict", "-Wunused", "-Wno-GROUP", "-Werror" }, NULL },
-    { "generate", "generate FILE [--prefix P] [--out DIR] [--root RULE]... [--templates DIR] [--embed-runtime] [--size] [--cbor]",
+    { "generate", "generate FILE... [--prefix P] [--out DIR] [--root RULE]... [--templates DIR] [--embed-runtime] [--size] [--cbor]",
       { "--prefix", "--out", "--root", "--feature", "--templates", "--embed-runtime", "--size", "--cbor", "-fmax-errors",
         "--strict", "-Wunused", "-Wno-GROUP", "-Werror" },
       NULL },
@@ -349,8 +351,10 @@ static int generate(cddl_ctx *ctx, cddl_unit *u, const options *o, int check_onl
     return 0;
 }
 
-/* Compiles one file, then prints or generates. Returns 0 ok, 1 schema errors, 2 I/O error. */
-static int compile_file(const char *path, action act, const options *o, diag_ctx *d)
+/* Compiles one file (and `more` after it, as one schema), then prints or generates. Returns 0 ok, 1
+ * schema errors, 2 I/O error. */
+static int compile_file(const char *path, const char *const *more, size_t nmore, action act, const options *o,
+                        diag_ctx *d)
 {
     cddl_ctx ctx;
     jmp_buf oom;
@@ -359,6 +363,11 @@ static int compile_file(const char *path, action act, const options *o, diag_ctx
     volatile int rc;
     cddl_ctx_init(&ctx, d);
     cddl_unit_init_file(&u, path);
+    if (cddl_unit_add_files(&u, more, nmore) != 0) {
+        fprintf(stderr, "cddlgen: error: out of memory\n");
+        cddl_ctx_deinit(&ctx);
+        return 2;
+    }
     /* check runs what generate runs but emission, so it says what generate would say */
     copt.stop_after = act == ACT_PRINT || o->syntax_only ? CDDL_STAGE_CHECK : CDDL_STAGE_LOWER;
     copt.roots = o->roots;
@@ -423,14 +432,18 @@ int main(int argc, char **argv)
     if (strcmp(o.command, "check") == 0 || strcmp(o.command, "print") == 0 ||
         strcmp(o.command, "generate") == 0) {
         action act = o.command[0] == 'c' ? ACT_CHECK : o.command[0] == 'p' ? ACT_PRINT : ACT_GENERATE;
-        if (o.nfiles == 0 || (act != ACT_CHECK && o.nfiles != 1)) {
-            fprintf(stderr, "cddlgen: error: '%s' needs %s\n", o.command, act != ACT_CHECK ? "one FILE" : "FILE...");
+        if (o.nfiles == 0 || (act == ACT_PRINT && o.nfiles != 1)) {
+            fprintf(stderr, "cddlgen: error: '%s' needs %s\n", o.command, act == ACT_PRINT ? "one FILE" : "FILE...");
             rc = 2;
         }
-        for (i = 0; rc != 2 && i < o.nfiles; i++) {
-            int r = compile_file(o.files[i], act, &o, &d);
-            if (r > rc)
-                rc = r;
+        if (act == ACT_GENERATE && rc != 2) { /* several files: one schema */
+            rc = compile_file(o.files[0], o.files + 1, (size_t)o.nfiles - 1, act, &o, &d);
+        } else {
+            for (i = 0; rc != 2 && i < o.nfiles; i++) {
+                int r = compile_file(o.files[i], NULL, 0, act, &o, &d);
+                if (r > rc)
+                    rc = r;
+            }
         }
     } else if (strcmp(o.command, "validate") == 0) {
         static const char *const standard_input[] = { "-" };

@@ -1266,7 +1266,7 @@ aps_status aps_schema_decode_cbor(const aps_type *type, const void *cbor, size_t
     c.strict = options != NULL && options->strict;
     c.depth = 0;
     c.steps = 0;
-    c.budget = len < (SIZE_MAX - 4096) / 64 ? 64 * len + 4096 : SIZE_MAX;
+    c.budget = len < (SIZE_MAX - 4096) / 16 ? 16 * len + 4096 : SIZE_MAX;
     aps_json_writer_init(&c.json, NULL);
     st = decode_value(&c, type, out);
     if (st == APS_OK)

@@ -9,6 +9,7 @@
 
 #include "cose.h"
 #include "optional.h"
+#include "pos.h"
 #include "pet.h"
 #include "rfc.h"
 #include "senml.h"
@@ -64,6 +65,11 @@ static const struct cddl_type {
     { "SUIT20_Authentication", &suit20_suit_authentication_type },
     { "SUIT20_Manifest", &suit20_suit_manifest_type },
     { "SUIT20_Command_Sequence", &suit20_suit_command_sequence_type },
+    { "overlap", &pos_overlap_type },
+    { "sig-like", &pos_sig_like_type },
+    { "pairs", &pos_pairs_type },
+    { "choice", &pos_choice_type },
+    { "nested", &pos_nested_type },
 };
 
 #endif

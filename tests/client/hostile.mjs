@@ -25,7 +25,9 @@ function run(cmd, args, ms) {
     child.stdout.on("data", (d) => { out += d; });
     child.stderr.on("data", (d) => { err += d; });
     const timer = setTimeout(() => child.kill("SIGKILL"), ms);
-    child.on("exit", (code, signal) => { clearTimeout(timer); resolve({ code: signal ? `killed (${signal})` : code, out, err }); });
+    // "close", not "exit": after both streams ended, so all of the output is in (with runs at once,
+    // the last chunk of stderr, the maxrss line, could come after the exit)
+    child.on("close", (code, signal) => { clearTimeout(timer); resolve({ code: signal ? `killed (${signal})` : code, out, err }); });
   });
 }
 

@@ -94,7 +94,7 @@ function exec(bin, args, input) {
     child.stderr.on("data", (d) => { err += d; });
     child.stdin.end(input ?? "");
     const timer = setTimeout(() => child.kill("SIGKILL"), 45000);
-    child.on("exit", (code) => { clearTimeout(timer); resolve({ code, out, err }); });
+    child.on("close", (code) => { clearTimeout(timer); resolve({ code, out, err }); }); // (all of the output is in)
   });
 }
 
@@ -108,7 +108,7 @@ function cRun(url, kase, transport, threadId, watch = false) {
     child.stdout.on("data", (d) => { out += d; });
     child.stderr.on("data", (d) => { err += d; });
     const timer = setTimeout(() => child.kill("SIGKILL"), 45000);
-    child.on("exit", (code) => {
+    child.on("close", (code) => { // (after both streams ended: all of the output is in)
       clearTimeout(timer);
       const messages = [], tools = [];
       for (const line of out.split("\n").filter((l) => l.trim() !== "")) {

@@ -59,7 +59,8 @@ function run(args) {
     child.stdout.on("data", (d) => { out += d; });
     child.stderr.on("data", (d) => { err += d; });
     const timer = setTimeout(() => child.kill("SIGKILL"), 120000);
-    child.on("exit", (code, signal) => { clearTimeout(timer); resolvePromise({ code: signal ?? code, out, err }); });
+    // "close", not "exit": after both streams ended, so all of the output is in
+    child.on("close", (code, signal) => { clearTimeout(timer); resolvePromise({ code: signal ?? code, out, err }); });
   });
 }
 

@@ -13,7 +13,7 @@
 // example-build built it against the installed package), the example too:
 // its run of the ReAct graph prints the SDK's final answer, and the
 // interrupting graph's run completes with the answer it read from standard
-// input.
+// input. The runs go at once, each on a thread of its own.
 //
 //   node reference.mjs CLIENT_RUN MODULES [CHAT]
 import { spawn } from "node:child_process";
@@ -94,7 +94,7 @@ function exec(bin, args, input) {
     child.stderr.on("data", (d) => { err += d; });
     child.stdin.end(input ?? "");
     const timer = setTimeout(() => child.kill("SIGKILL"), 45000);
-    child.on("exit", (code) => { clearTimeout(timer); resolve({ code, out, err }); });
+    child.on("close", (code) => { clearTimeout(timer); resolve({ code, out, err }); }); // (all of the output is in)
   });
 }
 
@@ -108,7 +108,7 @@ function cRun(url, kase, transport, threadId, watch = false) {
     child.stdout.on("data", (d) => { out += d; });
     child.stderr.on("data", (d) => { err += d; });
     const timer = setTimeout(() => child.kill("SIGKILL"), 45000);
-    child.on("exit", (code) => {
+    child.on("close", (code) => { // (after both streams ended: all of the output is in)
       clearTimeout(timer);
       const messages = [], tools = [];
       for (const line of out.split("\n").filter((l) => l.trim() !== "")) {
@@ -123,52 +123,71 @@ function cRun(url, kase, transport, threadId, watch = false) {
 
 const server = await startReference(modules);
 const failures = [];
+// One check: its report line(s) and failures, printed in order once all are done.
+const check = async (fn) => {
+  const lines = [], why = [];
+  await fn(lines, why);
+  return { lines, why };
+};
 try {
+  // Every graph and transport, and the example, at once: each on threads of its own (the tags),
+  // and nearly all of each is waiting on the reference server's run queue, which polls every
+  // second or so; one after another they took 15 s.
+  const checks = [];
   for (const name of ["agent", "interrupt"]) {
     const kase = CASES[name];
-    for (const transport of ["sse", "websocket"]) {
+    for (const transport of ["sse", "websocket"]) checks.push(check(async (lines, why) => {
       const tag = `${process.pid}-${name}-${transport}`;
       // The same run: over SSE the C client watches the thread the SDK drives (subscribed first). Over a
       // WebSocket the reference server sends a thread's events to the socket that started the run only
       // (the ws-routing entry of docs/baselines/langgraph-api-1.5.1.jsonl), so there the runs are two.
+      // The C client's own run, on a thread of its own, goes at the same time.
+      const own = cRun(server.url, kase, transport, `c-${tag}`);
       const watching = transport === "sse" ? cRun(server.url, kase, transport, `sdk-${tag}`, true) : null;
       if (watching !== null) await new Promise((r) => setTimeout(r, 500));
       const want = await sdkRun(server.url, kase, transport, `sdk-${tag}`);
       const watched = watching !== null ? await watching : null;
-      const got = await cRun(server.url, kase, transport, `c-${tag}`);
-      const why = [];
-      if (got.code !== 0) why.push(`client_run exited ${got.code}:\n${got.err}`);
-      if (want.messages.length === 0) why.push("the SDK saw no message: nothing compared");
+      const got = await own;
+      const whys = [];
+      if (got.code !== 0) whys.push(`client_run exited ${got.code}:\n${got.err}`);
+      if (want.messages.length === 0) whys.push("the SDK saw no message: nothing compared");
       if (got.messages.join("\n") !== want.messages.join("\n"))
-        why.push(`messages differ:\n  SDK: ${want.messages.join("\n       ")}\n  C:   ${got.messages.join("\n       ")}`);
+        whys.push(`messages differ:\n  SDK: ${want.messages.join("\n       ")}\n  C:   ${got.messages.join("\n       ")}`);
       if (got.tools.join("\n") !== want.tools.join("\n"))
-        why.push(`tool calls differ:\n  SDK: ${want.tools.join("\n       ")}\n  C:   ${got.tools.join("\n       ")}`);
+        whys.push(`tool calls differ:\n  SDK: ${want.tools.join("\n       ")}\n  C:   ${got.tools.join("\n       ")}`);
       if (watched !== null) {
-        if (watched.code !== 0) why.push(`client_run --watch exited ${watched.code}:\n${watched.err}`);
+        if (watched.code !== 0) whys.push(`client_run --watch exited ${watched.code}:\n${watched.err}`);
         if (watched.messages.join("\n") !== want.messages.join("\n"))
-          why.push(`messages of the SDK's own run differ:\n  SDK: ${want.messages.join("\n       ")}\n  C:   ${watched.messages.join("\n       ")}`);
+          whys.push(`messages of the SDK's own run differ:\n  SDK: ${want.messages.join("\n       ")}\n  C:   ${watched.messages.join("\n       ")}`);
         if (watched.tools.join("\n") !== want.tools.join("\n"))
-          why.push(`tool calls of the SDK's own run differ:\n  SDK: ${want.tools.join("\n       ")}\n  C:   ${watched.tools.join("\n       ")}`);
+          whys.push(`tool calls of the SDK's own run differ:\n  SDK: ${want.tools.join("\n       ")}\n  C:   ${watched.tools.join("\n       ")}`);
       }
-      console.log(`${why.length === 0 ? "ok  " : "FAIL"} ${name} ${transport}: ${got.messages.length} messages, ${got.tools.length} tool calls` +
-                  (watched !== null ? `; watching the SDK's run: ${watched.messages.length} messages, ${watched.tools.length} tool calls` : ""));
-      if (why.length > 0) failures.push(`${name} ${transport}: ${why.join("\n")}`);
-    }
+      lines.push(`${whys.length === 0 ? "ok  " : "FAIL"} ${name} ${transport}: ${got.messages.length} messages, ${got.tools.length} tool calls` +
+                 (watched !== null ? `; watching the SDK's run: ${watched.messages.length} messages, ${watched.tools.length} tool calls` : ""));
+      if (whys.length > 0) why.push(`${name} ${transport}: ${whys.join("\n")}`);
+    }));
   }
-  if (chat !== undefined) {
+  if (chat !== undefined) checks.push(check(async (lines, why) => {
     const kase = CASES.agent;
-    const want = await sdkRun(server.url, kase, "sse", `sdk-${process.pid}-chat`);
+    // The SDK's run and the example's two at once: chat names its thread by the second, so its
+    // second run starts 1.1 s after its first, on a fresh one.
+    const wanted = sdkRun(server.url, kase, "sse", `sdk-${process.pid}-chat`);
+    const ran = exec(chat, [server.url, kase.graph, kase.text]);
+    await new Promise((r) => setTimeout(r, 1100));
+    const interrupted = exec(chat, [server.url, CASES.interrupt.graph, CASES.interrupt.text], "yes\n");
+    const [want, r, i] = await Promise.all([wanted, ran, interrupted]);
     const last = JSON.parse(want.messages.find((m) => m.includes("\"text\"") && !m.includes("tool_call")) ?? "[]");
     const text = (last.find((b) => b.type === "text") ?? {}).text ?? "";
-    const r = await exec(chat, [server.url, kase.graph, kase.text]);
     const ok = r.code === 0 && text !== "" && r.out.includes(text) && r.out.includes("[tool] get_weather");
-    console.log(`${ok ? "ok  " : "FAIL"} examples/chat: exit ${r.code}`);
-    if (!ok) failures.push(`examples/chat: exit ${r.code}, expected the tool call and "${text}":\n${r.out}${r.err}`);
-    await new Promise((r) => setTimeout(r, 1100)); // chat names its thread by the second: a fresh one
-    const i = await exec(chat, [server.url, CASES.interrupt.graph, CASES.interrupt.text], "yes\n");
+    lines.push(`${ok ? "ok  " : "FAIL"} examples/chat: exit ${r.code}`);
+    if (!ok) why.push(`examples/chat: exit ${r.code}, expected the tool call and "${text}":\n${r.out}${r.err}`);
     const iok = i.code === 0 && /\[interrupt\] /.test(i.out);
-    console.log(`${iok ? "ok  " : "FAIL"} examples/chat, interrupted: exit ${i.code}`);
-    if (!iok) failures.push(`examples/chat on ${CASES.interrupt.graph}: exit ${i.code}:\n${i.out}${i.err}`);
+    lines.push(`${iok ? "ok  " : "FAIL"} examples/chat, interrupted: exit ${i.code}`);
+    if (!iok) why.push(`examples/chat on ${CASES.interrupt.graph}: exit ${i.code}:\n${i.out}${i.err}`);
+  }));
+  for (const { lines, why } of await Promise.all(checks)) {
+    for (const line of lines) console.log(line);
+    failures.push(...why);
   }
 } finally {
   await server.stop();

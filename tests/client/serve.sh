@@ -13,18 +13,25 @@
 #   serve.sh APSTREAM CLIENT_RUN SCRIPT...
 #
 # Every wait is bounded: serve gets 10 s to listen, each run 60 s.
+#
+# The scripts are tested at once, each by a background job with its own
+# servers (free ports), scratch folder and log, the logs printed in the
+# scripts' order at the end: most of a run is waiting on the network
+# loops, and one script after another took 20 s.
 set -u
 apstream=$1
 client=$2
 shift 2
 scratch=$(mktemp -d)
-serve_pid=
+jobs_pids=
 cleanup() {
-  [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null
+  for pid in $jobs_pids; do kill "$pid" 2>/dev/null; done
   rm -rf "$scratch"
 }
 trap cleanup EXIT INT TERM
 
+# In each job (a subshell): its serve, its counts, its scratch folder $dir.
+serve_pid=
 failures=0
 runs=0
 fail() {
@@ -36,8 +43,8 @@ start_serve() { # SCRIPT K ARGS...: sets url, or fails
   script=$1
   k=$2
   shift 2
-  out="$scratch/serve.$k.out"
-  "$apstream" serve --listen 127.0.0.1:0 --script "$script" --pace 1 "$@" > "$out" 2> "$scratch/serve.$k.err" &
+  out="$dir/serve.$k.out"
+  "$apstream" serve --listen 127.0.0.1:0 --script "$script" --pace 1 "$@" > "$out" 2> "$dir/serve.$k.err" &
   serve_pid=$!
   url=
   for _ in $(seq 100); do
@@ -46,23 +53,30 @@ start_serve() { # SCRIPT K ARGS...: sets url, or fails
     sleep 0.1
   done
   fail "$script: apstream serve did not start"
-  cat "$scratch/serve.$k.err"
+  cat "$dir/serve.$k.err"
   stop_serve
   return 1
 }
 stop_serve() {
+  [ -n "$serve_pid" ] || return 0
   kill "$serve_pid" 2>/dev/null
   wait "$serve_pid" 2>/dev/null
   serve_pid=
 }
 
-k=0
-for script in "$@"; do
+# test_script SCRIPT: every check of one script, in the job's folder $dir;
+# its last line is "RUNS FAILURES", read back by the parent.
+test_script() {
+  script=$1
+  trap 'stop_serve' EXIT
+  trap 'stop_serve; exit 1' INT TERM
+  k=0
   name=$(basename "$script")
-  "$apstream" assemble "$script" > "$scratch/expected" 2>/dev/null
-  if [ ! -s "$scratch/expected" ]; then
+  "$apstream" assemble "$script" > "$dir/expected" 2>/dev/null
+  if [ ! -s "$dir/expected" ]; then
     fail "$name: apstream assemble gave nothing to compare with"
-    continue
+    echo "$runs $failures"
+    return
   fi
   for drop in "" "--drop-after 3"; do
     k=$((k + 1))
@@ -75,18 +89,18 @@ for script in "$@"; do
       runs=$((runs + 1))
       what="$name ${drop:-(no drops)} $way"
       # shellcheck disable=SC2086
-      timeout 60 "$client" "$url" "t$n" $way > "$scratch/got" 2> "$scratch/err"
+      timeout 60 "$client" "$url" "t$n" $way > "$dir/got" 2> "$dir/err"
       rc=$?
       if [ $rc -ne 0 ]; then
         fail "$what: client_run exited $rc"
-        tail -5 "$scratch/err"
-      elif ! cmp -s "$scratch/expected" "$scratch/got"; then
+        tail -5 "$dir/err"
+      elif ! cmp -s "$dir/expected" "$dir/got"; then
         fail "$what: the callbacks' messages differ from apstream assemble's:"
-        diff "$scratch/expected" "$scratch/got" | head -10
-      elif [ -n "$drop" ] && ! grep -q "resuming" "$scratch/err"; then
+        diff "$dir/expected" "$dir/got" | head -10
+      elif [ -n "$drop" ] && ! grep -q "resuming" "$dir/err"; then
         fail "$what: the server dropped nothing: the resume was not tested"
       fi
-      tail -1 "$scratch/err" | sed "s|^|$what: |"
+      tail -1 "$dir/err" | sed "s|^|$what: |"
     done
     if [ -z "$drop" ]; then
       # a filtered subscription: channels, then the root namespace down to one level
@@ -94,23 +108,51 @@ for script in "$@"; do
         n=$((n + 1))
         runs=$((runs + 1))
         case $filter in
-          --channels*) grep '"kind":"message"' "$scratch/expected" > "$scratch/want" ;;
-          *) grep -E '"namespace":\[("[^"]*")?\]' "$scratch/expected" > "$scratch/want" ;;
+          --channels*) grep '"kind":"message"' "$dir/expected" > "$dir/want" ;;
+          *) grep -E '"namespace":\[("[^"]*")?\]' "$dir/expected" > "$dir/want" ;;
         esac
         # shellcheck disable=SC2086
-        timeout 60 "$client" "$url" "t$n" sse $filter > "$scratch/got" 2> "$scratch/err"
+        timeout 60 "$client" "$url" "t$n" sse $filter > "$dir/got" 2> "$dir/err"
         rc=$?
         if [ $rc -ne 0 ]; then
           fail "$name sse $filter: client_run exited $rc"
-          tail -5 "$scratch/err"
-        elif ! cmp -s "$scratch/want" "$scratch/got"; then
+          tail -5 "$dir/err"
+        elif ! cmp -s "$dir/want" "$dir/got"; then
           fail "$name sse $filter: the callbacks' messages differ from apstream assemble's, filtered alike:"
-          diff "$scratch/want" "$scratch/got" | head -10
+          diff "$dir/want" "$dir/got" | head -10
         fi
       done
     fi
     stop_serve
   done
+  echo "$runs $failures"
+}
+
+j=0
+for script in "$@"; do
+  j=$((j + 1))
+  dir="$scratch/$j"
+  mkdir -p "$dir"
+  (test_script "$script") > "$dir/log" 2>&1 &
+  jobs_pids="$jobs_pids $!"
 done
-echo "$runs runs, $failures failed"
-[ "$failures" -eq 0 ] && [ "$runs" -gt 0 ]
+total_runs=0
+total_failures=0
+j=0
+for pid in $jobs_pids; do
+  j=$((j + 1))
+  wait "$pid"
+  # all but the counts line, then the counts; a job that died before it is a failure
+  sed '$d' "$scratch/$j/log"
+  set -- $(tail -1 "$scratch/$j/log")
+  if [ $# -eq 2 ] && [ "$1" -ge 0 ] 2>/dev/null && [ "$2" -ge 0 ] 2>/dev/null; then
+    total_runs=$((total_runs + $1))
+    total_failures=$((total_failures + $2))
+  else
+    echo "FAIL: job $j ended without its counts (its last line: $*)"
+    total_failures=$((total_failures + 1))
+  fi
+done
+jobs_pids=
+echo "$total_runs runs, $total_failures failed"
+[ "$total_failures" -eq 0 ] && [ "$total_runs" -gt 0 ]

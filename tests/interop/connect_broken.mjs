@@ -1,7 +1,7 @@
 // connect_broken.mjs - `apstream connect` against broken_server.mjs, one
 // broken rule at a time, over SSE and then over a WebSocket: each must be caught with a located error and exit
 // 1, in bounded time (every run is killed after 30 s; the loops below
-// wait on the server at most 10 s). The `ok` mode must pass, so a failure
+// wait on the server at most 10 s). Eight cases run at once. The `ok` mode must pass, so a failure
 // is the broken rule's and not the harness's.
 //
 //   node connect_broken.mjs APSTREAM SCRIPT [BASELINE]
@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { startProcess } from "./process.mjs";
+import { inPool, startProcess } from "./process.mjs";
 
 const [apstream, script, baseline] = process.argv.slice(2);
 const withBaseline = baseline !== undefined ? ["--baseline", baseline] : [];
@@ -85,17 +85,24 @@ function server(mode) {
   return startProcess(process.execPath, [join(here, "broken_server.mjs"), mode, script]);
 }
 
+// The cases run a few at once, each with its own server on its own port: most of their time is
+// waiting (the timeouts, stall and heartbeat cases wait 2 to 3 s each), which one after another
+// came to 20 s. Reported in the table's order.
 const failures = [];
-for (const [mode, extra, status, said] of cases) {
+const results = await inPool(cases, 8, async ([mode, extra]) => {
   const srv = await server(mode);
   const t0 = Date.now();
   const r = await run(apstream, ["connect", srv.url, "--thread", "t1", "--start", start, ...extra, ...withBaseline], 30000);
   srv.child.kill("SIGTERM");
+  return { srv, r, took: Date.now() - t0 };
+});
+cases.forEach(([mode, extra, status, said], i) => {
+  const { srv, r, took } = results[i];
   const ok = r.code === status && said.test(r.out);
-  console.log(`${ok ? "ok  " : "FAIL"} ${mode} ${extra.join(" ")}: exit ${r.code} in ${Date.now() - t0} ms`);
+  console.log(`${ok ? "ok  " : "FAIL"} ${mode} ${extra.join(" ")}: exit ${r.code} in ${took} ms`);
   if (!ok) failures.push(`${mode}: expected exit ${status} and ${said}; got exit ${r.code}:\n${r.out}` +
                          (srv.log() !== "" ? `\nthe server's stderr:\n${srv.log()}` : ""));
-}
+});
 rmSync(dir, { recursive: true, force: true });
 if (failures.length > 0) {
   console.error(failures.join("\n\n"));

@@ -60,3 +60,22 @@ export function withTimeout(promise, ms, what) {
     timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
   })]).finally(() => clearTimeout(timer));
 }
+
+// fn(item, index) for each of `items`, at most `n` at a time; resolves to
+// their results in the items' order. For the tests whose cases each start
+// their own server and mostly wait (timeouts, stalls): a few at once cost
+// the time of the longest instead of the sum, and a bound keeps a loaded
+// machine (the sanitizer build, ctest -j2) from turning the cases' own time
+// limits into failures.
+export async function inPool(items, n, fn) {
+  const results = new Array(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i], i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, lane));
+  return results;
+}

@@ -18,7 +18,7 @@ import { spawnSync } from "node:child_process";
 import { join, resolve } from "node:path";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
-import { startProcess, startRedis, withTimeout } from "./process.mjs";
+import { inPool, startProcess, startRedis, withTimeout } from "./process.mjs";
 
 function parseArgs(argv) {
   const o = { scripts: [], transport: "sse", dropAfter: 0, redis: false };
@@ -123,11 +123,11 @@ function startServer(apstream, script, transport, dropAfter, redis) {
   return startProcess(apstream, args);
 }
 
-async function runScript(o, sdk, WebSocket, script) {
+async function runScript(o, sdk, WebSocket, script, index, log) {
   const { Client, parseToolOutput } = sdk;
   const server = await startServer(o.apstream, script, o.transport, o.dropAfter, o.redisUrl);
   const client = new Client({ apiUrl: server.url });
-  const threadId = `thread-${process.pid}-${Date.now()}`;
+  const threadId = `thread-${process.pid}-${index}-${Date.now()}`; // (scripts run at once, on one Redis)
   const options = { assistantId: "agent", transport: o.transport, reconnectDelayMs: () => 50 };
   if (o.transport === "websocket") options.webSocketFactory = (url) => new WebSocket(url);
   const thread = client.threads.stream(threadId, options);
@@ -203,11 +203,11 @@ async function runScript(o, sdk, WebSocket, script) {
   const toolIds = [...want.tools.keys()];
   for (const id of toolIds)
     if (tools.get(id) !== want.tools.get(id)) diffs.push(`tool call ${id}: SDK ${tools.get(id) ?? "(none)"}\n  apstream ${want.tools.get(id)}`);
-  console.log(`${script} over ${o.transport}${o.dropAfter ? `, dropped every ${o.dropAfter} events` : ""}` +
+  log(`${script} over ${o.transport}${o.dropAfter ? `, dropped every ${o.dropAfter} events` : ""}` +
     `${o.redis ? ", logs on Redis" : ""}: ` +
     `${messages.size} messages, ${tools.size} tool calls, ${diffs.length} differences`);
-  for (const d of diffs.slice(0, 10)) console.log(`  ${d}`);
-  if (diffs.length > 0) console.log(server.log().split("\n").slice(-30).join("\n"));
+  for (const d of diffs.slice(0, 10)) log(`  ${d}`);
+  if (diffs.length > 0) log(server.log().split("\n").slice(-30).join("\n"));
   return diffs.length;
 }
 
@@ -222,14 +222,25 @@ async function main() {
   const WebSocket = require("ws");
   const redis = o.redis ? await startRedis("interop") : null;
   o.redisUrl = redis?.url;
-  let failed = 0;
-  for (const script of o.scripts) {
+  // The scripts at once, each with its own serve on a free port and its own thread, their reports
+  // printed in order afterwards: each is mostly waiting on serve's pace and the SDK's reconnects,
+  // and one after another they took 4 to 6 s. With --redis one after another still: the serves
+  // would share one Redis, and what they keep there beside the threads' logs is not this test's
+  // to race.
+  const results = await inPool(o.scripts, o.redis ? 1 : o.scripts.length, async (script, i) => {
+    const lines = [];
+    const log = (line) => lines.push(line);
     try {
-      failed += await runScript(o, sdk, WebSocket, script);
+      return { lines, failed: await runScript(o, sdk, WebSocket, script, i, log) };
     } catch (e) {
-      console.log(`${script} over ${o.transport}: ${e.stack ?? e}`);
-      failed++;
+      log(`${script} over ${o.transport}: ${e.stack ?? e}`);
+      return { lines, failed: 1 };
     }
+  });
+  let failed = 0;
+  for (const r of results) {
+    for (const line of r.lines) console.log(line);
+    failed += r.failed;
   }
   redis?.child.kill("SIGTERM");
   process.exit(failed === 0 ? 0 : 1);

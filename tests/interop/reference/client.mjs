@@ -31,9 +31,13 @@ export const CASES = {
 // Starts server.mjs on MODULES (install.sh's folder): { url, state, child,
 // log, exited, stop } (state: the folder server.mjs removes at exit); stop() sends SIGTERM and resolves to the exit status. Its
 // standard input is a pipe from this process, so that it exits with this
-// process however this one ends (a ctest timeout included).
-export async function startReference(modules, ms = 60000) {
-  const child = spawn(process.execPath, [join(here, "server.mjs"), modules], { stdio: ["pipe", "pipe", "pipe"] });
+// process however this one ends (a ctest timeout included). `workers` is
+// server.mjs's --workers (its run queue's workers, 10 by default): a test
+// that keeps more runs in flight at once asks for more, so that none waits
+// for a worker behind the silent graph's long runs.
+export async function startReference(modules, ms = 60000, workers = 10) {
+  const child = spawn(process.execPath, [join(here, "server.mjs"), modules, "--workers", String(workers)],
+                      { stdio: ["pipe", "pipe", "pipe"] });
   let log = "";
   child.stderr.on("data", (d) => { log += d; });
   const exited = new Promise((r) => child.on("exit", (code, signal) => r(signal ?? code)));

@@ -135,7 +135,11 @@ function streamShape(parts) {
 // Returns [{ step, exchanges: [{method, path, status, body?, type?}], result? }]:
 // result is a stream's shape (streamShape).
 async function play(url, graphs) {
-  const client = new sdk.Client({ apiUrl: url });
+  // No retries (the SDK's default is four more attempts on a 5xx, after 1, 2, 4 and 8 s or so):
+  // each request is one exchange, its status compared. A retry only ever followed a 5xx, which
+  // is a status difference already; the attempts' count is the SDK's, not either server's. (The
+  // reference's 500 to assistants.getSchemas cost 21 s of retries, two thirds of this test.)
+  const client = new sdk.Client({ apiUrl: url, callerOptions: { maxRetries: 0 } });
   const limit = (p, what) => withTimeout(p, 30000, what);
   const log = [];
   // One step: its name, and a function returning what is compared beside
@@ -277,13 +281,13 @@ let failed = false;
 try {
   reference = await startReference(modules);
   // The captures serve plays: this reference server's own runs of the two graphs.
-  const scripts = [];
-  for (const name of ["agent", "interrupt"]) {
+  // (both at once, each on its thread: they do not meet)
+  const scripts = (await Promise.all(["agent", "interrupt"].map(async (name) => {
     const ws = await runWs(reference.url, `capture-${name}`, CASES[name], modules);
     const file = join(tmp, `${name}.ws.jsonl`);
     writeFileSync(file, ws.events.map((e) => JSON.stringify(e) + "\n").join(""));
-    scripts.push("--script", file);
-  }
+    return ["--script", file];
+  }))).flat();
   const graphs = { agent: CASES.agent.graph, interrupt: CASES.interrupt.graph };
   const refLog = await play(reference.url, graphs);
   serve = await startProcess(apstream, ["serve", "--listen", "127.0.0.1:0", "--pace", "0", ...scripts]);

@@ -49,20 +49,25 @@ console.log(`${who}: server.mjs ready in ${Date.now() - started} ms at ${server.
 try {
   const ok = await (await fetch(`${server.url}/ok`)).json();
   check(ok?.ok === true, `GET /ok answered ${JSON.stringify(ok)}`);
-  for (const name of ["agent", "interrupt", "silent"]) {
-    for (const transport of ["sse", "websocket"]) {
-      const t0 = Date.now();
-      const thread = `smoke-${name}-${transport}`;
-      const run = transport === "sse"
-        ? await runSse(server.url, thread, CASES[name])
-        : await runWs(server.url, thread, CASES[name], modules);
-      const seqs = run.events.map((e) => e.seq);
-      check(run.end === "completed", `${name} over ${transport}: the root ended ${run.end}`);
-      check(seqs.every((s, i) => s === i + 1), `${name} over ${transport}: seqs ${seqs.join(",")}`);
-      expect[name](run.events);
-      console.log(`${who}: ${name} over ${transport}: ${run.events.length} events, ${run.end}, ${Date.now() - t0} ms`);
-    }
-  }
+  // The six runs at once, each on its thread (mostly waiting on the server's run queue and the
+  // silent graph), checked in order afterwards.
+  const combos = ["agent", "interrupt", "silent"].flatMap((name) => ["sse", "websocket"].map((transport) => [name, transport]));
+  const runs = await Promise.all(combos.map(async ([name, transport]) => {
+    const t0 = Date.now();
+    const thread = `smoke-${name}-${transport}`;
+    const run = transport === "sse"
+      ? await runSse(server.url, thread, CASES[name])
+      : await runWs(server.url, thread, CASES[name], modules);
+    return { run, ms: Date.now() - t0 };
+  }));
+  combos.forEach(([name, transport], i) => {
+    const { run, ms } = runs[i];
+    const seqs = run.events.map((e) => e.seq);
+    check(run.end === "completed", `${name} over ${transport}: the root ended ${run.end}`);
+    check(seqs.every((s, i) => s === i + 1), `${name} over ${transport}: seqs ${seqs.join(",")}`);
+    expect[name](run.events);
+    console.log(`${who}: ${name} over ${transport}: ${run.events.length} events, ${run.end}, ${ms} ms`);
+  });
 } catch (e) {
   failures.push(`${e.stack ?? e}\n${server.log()}`);
 } finally {

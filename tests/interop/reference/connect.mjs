@@ -17,7 +17,7 @@
 //   - a run.start in the schema's spelling (assistantId) is refused: one
 //     refused-command finding, no knock-on timeout;
 //   - under a path without the protocol's routes: exit 1, one no-endpoint.
-// Runs go in parallel on one server, each on its own thread, all checks at once. Bounded: 240 s.
+// Runs go in parallel on one server, each on its own thread. Bounded: 240 s.
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -67,8 +67,7 @@ function run(args) {
 // Every finding line's rule id ("... [rule]" on stdout).
 const rulesOf = (out) => out.split("\n").map((l) => l.match(/^(?:\d+: )?error: .* \[([a-z-]+)\]$/)?.[1]).filter(Boolean);
 
-// One worker a run in flight (19 over a WebSocket, 13 over SSE, all at once: see below), and a few spare.
-const server = await startReference(modules, 60000, 24);
+const server = await startReference(modules);
 console.log(`${who}: reference server at ${server.url}`);
 const ws = transport === "websocket";
 const base = ["--transport", transport];
@@ -102,38 +101,17 @@ const shown = new Set(entries.map(keyOf).filter((k) => ws
 const failures = [];
 const fail = (what, r) => failures.push(`${what}: exit ${r.code}\n${r.out}${r.err}`);
 try {
-  // The five checks below run at once, each run on a thread of its own, their results read in
-  // order afterwards. Most of each check is waiting: the silent graph's 25 s silence, and over a
-  // WebSocket the --timeout 40 after which a stalled resume is named; one check after another
-  // that was two minutes over a WebSocket (three such waits), all at once it is one wait. The
-  // server gets a worker for every run in flight (startReference's workers), so no run queues
-  // behind the silent ones.
-  const written = join(dir, "written.jsonl");
-  const removals = entries.filter((e) => shown.has(keyOf(e)));
-  const [green, bare, red, camel, none] = await Promise.all([
-    // 1. With the baseline: green, every run.
-    Promise.all(runs.map(([name, extra]) => connect(name, [...extra, "--baseline", baseline]))),
-    // 2. Without: each finding one of the baseline's, each of the transport's keys named.
-    Promise.all(runs.map(([name, extra], i) => connect(name, [...extra, "--write-baseline", `${written}.${i}`]))),
-    // 3. One entry removed at a time: red, naming that finding and nothing else.
-    Promise.all(removals.map((gone, i) => {
-      const file = join(dir, `without-${i}.jsonl`);
-      writeFileSync(file, lines.filter((l) => l !== gone.line).join("\n"));
-      const [name, extra] = runs[gone.rule.startsWith("ws-") ? 3
-        : gone.rule === "resume-stalled" || (ws && gone.rule === "refused-command") ? 2 : 0];
-      return connect(name, [...extra, "--baseline", file]);
-    })),
-    // 4. The schema's spelling of run.start: refused, said once, no run to time out.
-    connect("agent", ["--baseline", baseline], "assistantId"),
-    // 5. The same server under a path without the protocol's routes: exit 1, one no-endpoint finding.
-    run(["connect", `${server.url}/no-such-prefix`, "--thread", `${who}-none`, ...base, "--start", start("agent")]),
-  ]);
-
+  // 1. With the baseline: green, every run.
+  const green = await Promise.all(runs.map(([name, extra]) => connect(name, [...extra, "--baseline", baseline])));
   green.forEach((r, i) => {
     if (r.code !== 0 || rulesOf(r.out).length > 0) fail(`${runs[i][0]} ${runs[i][1].join(" ")} with the baseline`, r);
     else console.log(`ok   ${runs[i][0]} ${runs[i][1].join(" ")}: exit 0 with the baseline`);
   });
 
+  // 2. Without: each finding one of the baseline's, each of the transport's keys named.
+  const written = join(dir, "written.jsonl");
+  const bare = await Promise.all(runs.map(([name, extra], i) =>
+    connect(name, [...extra, "--write-baseline", `${written}.${i}`])));
   const found = new Set();
   bare.forEach((r, i) => {
     for (const l of readFileSync(`${written}.${i}`, "utf8").split("\n")) {
@@ -146,6 +124,15 @@ try {
   console.log(`${failures.length === 0 ? "ok  " : "FAIL"} without the baseline: ${found.size} kinds of finding, ` +
               `the baseline's ${shown.size} for ${transport}`);
 
+  // 3. One entry removed at a time: red, naming that finding and nothing else.
+  const removals = entries.filter((e) => shown.has(keyOf(e)));
+  const red = await Promise.all(removals.map((gone, i) => {
+    const file = join(dir, `without-${i}.jsonl`);
+    writeFileSync(file, lines.filter((l) => l !== gone.line).join("\n"));
+    const [name, extra] = runs[gone.rule.startsWith("ws-") ? 3
+      : gone.rule === "resume-stalled" || (ws && gone.rule === "refused-command") ? 2 : 0];
+    return connect(name, [...extra, "--baseline", file]);
+  }));
   red.forEach((r, i) => {
     const rules = rulesOf(r.out);
     if (r.code !== 1 || rules.length === 0 || rules.some((rule) => rule !== removals[i].rule) ||
@@ -153,6 +140,8 @@ try {
     else console.log(`ok   without ${keyOf(removals[i])}: exit 1, ${rules.length} finding(s), all [${removals[i].rule}]`);
   });
 
+  // 4. The schema's spelling of run.start: refused, said once, no run to time out.
+  const camel = await connect("agent", ["--baseline", baseline], "assistantId");
   const camelRules = rulesOf(camel.out);
   if (camel.code !== 1 || camelRules.join() !== "refused-command" || !/run\.start\) was refused/.test(camel.out)) {
     fail("run.start with assistantId", camel);
@@ -160,6 +149,9 @@ try {
     console.log("ok   run.start with assistantId: refused-command, once, and nothing else");
   }
 
+  // 5. The same server under a path without the protocol's routes: exit 1, one no-endpoint finding.
+  const none = await run(["connect", `${server.url}/no-such-prefix`, "--thread", `${who}-none`, ...base,
+                          "--start", start("agent")]);
   if (none.code !== 1 || rulesOf(none.out).join() !== "no-endpoint") fail("a URL without the protocol's routes", none);
   else console.log("ok   a URL without the protocol's routes: exit 1, no-endpoint, once");
 } finally {

@@ -2171,8 +2171,8 @@ static void tuple_entries(lower *L, ir_type *node, const ast_grpchoice *ch, cons
                 L->group_tuples[sym->order] = group_element(L, g, stem(L, sym->name), str0(L, sym->name), e->loc,
                                                             env, depth);
             t = L->group_tuples[sym->order];
-        } else if (g != NULL) {
-            t = group_element(L, g, cddl_fmt(L->ctx, "%s_%s", node->c_name, c_name),
+        } else if (g != NULL) { /* `_group`: the entry's own name is its array's when repeated */
+            t = group_element(L, g, cddl_fmt(L->ctx, "%s_%s_group", node->c_name, c_name),
                               cddl_fmt(L->ctx, "%s.%s", node->rule, c_name), e->loc, env, depth);
         } else {
             t = lower_type(L, e->type, cddl_fmt(L->ctx, "%s_%s", node->c_name, c_name),

@@ -1038,7 +1038,7 @@ static aps_status decode_tuple(dctx *c, const aps_type *t, char *out)
     aps_cbor_writer w;
     aps_decode_options o;
     aps_error e;
-    size_t start;
+    size_t start, len;
     void *bytes;
     aps_status st;
     (void)value_here(r);
@@ -1056,9 +1056,10 @@ static aps_status decode_tuple(dctx *c, const aps_type *t, char *out)
     st = aps_json_to_cbor(&sub, &w, NULL);
     if (st == APS_OK)
         st = aps_cbor_writer_finish(&w, NULL);
-    bytes = st == APS_OK ? aps_arena_alloc_aligned(c->arena, aps_cbor_writer_len(&w) + 1, 1) : NULL;
+    len = aps_cbor_writer_len(&w);
+    bytes = st == APS_OK ? aps_arena_alloc_aligned(c->arena, len + 1, 1) : NULL;
     if (bytes != NULL)
-        memcpy(bytes, aps_cbor_writer_data(&w), aps_cbor_writer_len(&w));
+        memcpy(bytes, aps_cbor_writer_data(&w), len);
     aps_cbor_writer_deinit(&w);
     r->value_start = start;
     if (st != APS_OK)
@@ -1068,7 +1069,7 @@ static aps_status decode_tuple(dctx *c, const aps_type *t, char *out)
     memset(&o, 0, sizeof o);
     o.key_case = c->key_case;
     o.strict = c->strict;
-    st = aps_schema_decode_cbor(t, bytes, aps_cbor_writer_len(&w), c->arena, out, &o, &e);
+    st = aps_schema_decode_cbor(t, bytes, len, c->arena, out, &o, &e);
     if (st != APS_OK) {
         char at[APS_ERROR_POINTER_MAX];
         size_t n;

@@ -228,6 +228,14 @@ JSON_CASES = [
     ("COSE_Key", '{"1":1,"3":-7}', "ok"),
     ("COSE_Key", '{"1":1,"2":"kid"}', ("error", "/2 [wrong type] a byte string has no JSON form")),
     ("header", '{"5":"AQI="}', ("error", "/5 [wrong type] a byte string has no JSON form")),
+    # positional arrays read from JSON: matched as in CBOR, errors placed at the array with the element's path
+    ("overlap", '[1, 2, "x"]', "ok"),
+    ("pairs", '[1,"a",2,"b",3]', "ok"),
+    ("nested", '[1, true]', "ok"),
+    ("nested", '[1, 2, true]', ("error", "0 /2 [wrong type]")),
+    ("SUIT_Command_Sequence", '[1, 0, 21, 2]', "ok"),
+    ("SUIT_Command_Sequence", '[1, "x"]', ("error", "0 /1 [wrong type] expected an integer, got a text string")),
+    ("SUIT_Digest", '[2, "AAAA"]', ("error", "0 /1 [wrong type] expected a byte string, got a text string")),
 ]
 
 

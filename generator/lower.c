@@ -274,6 +274,26 @@ static ir_literal literal_of(const ast_value *v)
 
 /* ---- the prelude ------------------------------------------------------------- */
 
+/*
+ * --cbor: a prelude type defined as a tag (RFC 8610 Appendix D: `tdate =
+ * #6.0(tstr)`, `uri = #6.32(tstr)`, `decfrac = #6.4([e10: int, m:
+ * integer])`) is lowered from that definition, the tag on the CBOR wire.
+ * The big integers keep their reading as integers (a JSON number; in CBOR
+ * an integer item), as do `integer` and `unsigned`.
+ */
+static int prelude_tagged(const lower *L, ast_str name)
+{
+    static const char *const tagged[] = {
+        "tdate", "time", "decfrac", "bigfloat", "eb64url", "eb64legacy", "eb16", "encoded-cbor", "uri", "b64url",
+        "b64legacy", "regexp", "mime-message", "cbor-any",
+    };
+    size_t i;
+    for (i = 0; L->cbor && i < sizeof tagged / sizeof tagged[0]; i++)
+        if (ast_str_eq(name, tagged[i]))
+            return 1;
+    return 0;
+}
+
 /* Why a prelude type matches no JSON value (byte strings, tags, undefined), or NULL. */
 static const char *prelude_never(lower *L, ast_str name)
 {
@@ -286,7 +306,8 @@ static const char *prelude_never(lower *L, ast_str name)
     for (i = 0; i < sizeof json / sizeof json[0]; i++)
         if (ast_str_eq(name, json[i]))
             return NULL;
-    if (L->cbor && (ast_str_eq(name, "bstr") || ast_str_eq(name, "bytes") || ast_str_eq(name, "undefined")))
+    if (L->cbor && (ast_str_eq(name, "bstr") || ast_str_eq(name, "bytes") || ast_str_eq(name, "undefined") ||
+                    prelude_tagged(L, name)))
         return NULL;
     if (ast_str_eq(name, "bstr") || ast_str_eq(name, "bytes"))
         return "a byte string (bstr)";
@@ -1877,6 +1898,8 @@ static ir_type *lower_type(lower *L, const ast_type *t, const char *ctx, const c
             r = &L->prim[P_ANY];
         } else if (sym == NULL) {
             r = &L->prim[P_ANY];
+        } else if (sym->from_prelude && prelude_tagged(L, t->u.name.name)) {
+            r = lower_rule(L, sym, t, env); /* --cbor: `uri = #6.32(tstr)`, its tag and all */
         } else if (sym->from_prelude) {
             r = prelude_type(L, t->u.name.name, t->loc);
         } else if (sym->kind == SEMA_GROUP) {

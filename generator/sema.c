@@ -667,8 +667,15 @@ static ast_group *zcbor_choice_group(sema *s, const ast_type *choice)
     g->count = choice->u.choice.count;
     g->choices = cddl_alloc(s->ctx, g->count * sizeof *g->choices);
     for (i = 0; i < g->count; i++) {
-        ast_grpchoice *c = cddl_alloc(s->ctx, sizeof *c);
-        ast_entry *alt = cddl_alloc(s->ctx, sizeof *alt);
+        ast_grpchoice *c;
+        ast_entry *alt;
+        const ast_type *item = choice->u.choice.items[i];
+        if (item->kind == AST_T_PAREN && ast_paren_inner(item) == NULL && item->u.group->count == 1) {
+            g->choices[i] = item->u.group->choices[0]; /* `(1 => "one") / ...`: that group's entries */
+            continue;
+        }
+        c = cddl_alloc(s->ctx, sizeof *c);
+        alt = cddl_alloc(s->ctx, sizeof *alt);
         alt->loc = choice->u.choice.items[i]->loc;
         alt->occur_min = alt->occur_max = 1;
         alt->key_kind = AST_KEY_NONE;

@@ -2308,6 +2308,8 @@ typedef struct key_walk {
     int other;               /* some text type (`tstr`, `tstr .regexp ...`): a computed key */
     int constrained;         /* ... with a pattern or size, which keys are not checked against */
     int warned;              /* an alternative was dropped with a -Wjson warning */
+    int nontext;             /* --cbor: an alternative is no text and no integer literal (`int`,
+                                `bstr`, `["a"]`, `[tstr]`): the key is a type of CBOR keys */
 } key_walk;
 
 /*
@@ -2315,7 +2317,8 @@ typedef struct key_walk {
  * parentheses, choices and `.feature`: text literals and text types are
  * kept; what cannot name a JSON member (an integer key beside text keys,
  * bytes) gets a -Wjson warning and is dropped, and an alternative marked
- * with a feature not enabled is dropped without one.
+ * with a feature not enabled is dropped without one. Under --cbor such an
+ * alternative is kept instead (k->nontext): CBOR keys may be any item.
  */
 static void key_alts(lower *L, const ast_type *t, const lower_env *env, key_walk *k, int depth)
 {
@@ -2334,6 +2337,10 @@ static void key_alts(lower *L, const ast_type *t, const lower_env *env, key_walk
         if (t->u.value.kind == AST_V_TEXT || (L->cbor && t->u.value.kind == AST_V_INT && !t->u.value.overflow)) {
             const ast_value *v = &t->u.value; /* an integer (--cbor): a member of its own, see add_value_field */
             cddl_push(L->ctx, &k->texts, &k->ntext, sizeof v, &v);
+            return;
+        }
+        if (L->cbor) {
+            k->nontext = 1;
             return;
         }
         diag_report(L->diag, DIAG_WARNING, DIAG_W_JSON, t->loc,
@@ -2371,6 +2378,10 @@ static void key_alts(lower *L, const ast_type *t, const lower_env *env, key_walk
         if (sym->from_prelude) {
             if (prelude_never(L, t->u.name.name) == NULL && !ast_str_eq(t->u.name.name, "tstr") &&
                 !ast_str_eq(t->u.name.name, "text") && !ast_str_eq(t->u.name.name, "any")) {
+                if (L->cbor) {
+                    k->nontext = 1;
+                    return;
+                }
                 diag_report(L->diag, DIAG_WARNING, DIAG_W_JSON, t->loc,
                             "key type '%.*s' cannot name a member of a JSON object, whose names are text: dropped",
                             NAMEF(t->u.name.name));
@@ -2386,6 +2397,10 @@ static void key_alts(lower *L, const ast_type *t, const lower_env *env, key_walk
             key_alts(L, items[i], env, k, depth + 1);
         return;
     case AST_T_RANGE:
+        if (L->cbor) {
+            k->nontext = 1;
+            return;
+        }
         diag_report(L->diag, DIAG_WARNING, DIAG_W_JSON, t->loc,
                     "a range of numbers cannot name a member of a JSON object, whose names are text: dropped");
         k->warned = 1;
@@ -2403,10 +2418,18 @@ static void key_alts(lower *L, const ast_type *t, const lower_env *env, key_walk
             k->warned |= !n.by_feature;
             return;
         }
+        if (L->cbor && (t->kind == AST_T_ARRAY || t->kind == AST_T_MAP)) {
+            k->nontext = 1; /* `[tstr] => T`: never a text; lowered once, as the key's type */
+            return;
+        }
         kt = resolved(lower_type(L, t, "key", "key", env));
         if (kt->kind == IR_TEXT || kt->kind == IR_ANY) {
             k->other = 1;
             k->constrained |= kt->kind == IR_TEXT && (kt->pattern != NULL || kt->len_min != 0 || kt->len_max != SIZE_MAX);
+            return;
+        }
+        if (L->cbor) {
+            k->nontext = 1;
             return;
         }
         diag_report(L->diag, DIAG_WARNING, DIAG_W_JSON, t->loc,
@@ -2574,6 +2597,8 @@ static void inline_entry_of(lower *L, ir_type *node, const ast_entry *e, const l
                 node->open |= rr->open;
                 if (rr->extras_type != NULL)
                     node->extras_type = rr->extras_type;
+                if (rr->extras_key != NULL)
+                    node->extras_key = rr->extras_key;
                 return;
             }
             if (rr->kind == IR_UNION && rr->cls == IR_U_DISCRIMINATED && node->variants == NULL) {
@@ -2584,6 +2609,31 @@ static void inline_entry_of(lower *L, ir_type *node, const ast_entry *e, const l
         }
     }
     ERR(L, e->loc, "this keyless map entry cannot be inlined as members");
+}
+
+/*
+ * --cbor: a member whose key may be other than text (`* label => values`
+ * with label = int / tstr, COSE's; `["test3"] => T`; `[tstr] => [tstr]`)
+ * is the map's tail, whose keys are checked against the key's type and
+ * kept as CBOR (aps_json_member.cbor_key), counted within the occurrence:
+ * any CBOR item can be a key, and one C shape holds them all.
+ */
+static void cbor_tail(lower *L, ir_type *node, const ast_entry *e, const lower_env *env, uint64_t lo, uint64_t hi)
+{
+    ir_type *vt;
+    if (hi == 0)
+        return; /* `0*0 int => T`: no such member */
+    if (node->open && (node->extras_key != NULL || node->extras_type != NULL || node->extras_min != 0)) {
+        ERR(L, e->loc, "a map has one tail of computed keys here: this is a second one");
+        return;
+    }
+    node->open = true;
+    node->extras_min = lo;
+    node->extras_max = hi == AST_OCCUR_INF ? 0 : hi;
+    node->extras_key = lower_type(L, e->key, cddl_fmt(L->ctx, "%s_key", node->c_name),
+                                  cddl_fmt(L->ctx, "%s.key", node->rule), env);
+    vt = lower_type(L, e->type, cddl_fmt(L->ctx, "%s_extra", node->c_name), cddl_fmt(L->ctx, "%s.*", node->rule), env);
+    node->extras_type = resolved(vt)->kind == IR_ANY ? NULL : vt;
 }
 
 /*
@@ -2602,6 +2652,10 @@ static void computed_key(lower *L, ir_type *node, const ast_entry *e, const lowe
         lo = 0; /* `* key-value-pair` naming `(label => value)` (SenML): the tail may be empty */
     memset(&k, 0, sizeof k);
     key_alts(L, e->key, env, &k, 0);
+    if (k.nontext) {
+        cbor_tail(L, node, e, env, lo, hi);
+        return;
+    }
     if (k.ntext == 0 && !k.other) {
         never n;
         n.why = "no alternative of its key names a JSON member";
@@ -2817,6 +2871,7 @@ static void expand_variants(lower *L, ir_type *node)
         }
         s->open = node->open || a->open;
         s->extras_type = node->extras_type != NULL ? node->extras_type : a->extras_type;
+        s->extras_key = node->extras_key != NULL ? node->extras_key : a->extras_key;
         mark_shared_names(L, s);
         cddl_push(L->ctx, &alts, &n, sizeof s, &s);
         cddl_push(L->ctx, &locs, &nlocs, sizeof a->loc, &a->loc);
@@ -2826,6 +2881,7 @@ static void expand_variants(lower *L, ir_type *node)
     node->variants = NULL;
     node->open = false;
     node->extras_type = NULL;
+    node->extras_key = NULL;
     classify_union(L, node, alts, n, locs);
 }
 
@@ -2847,7 +2903,7 @@ static void fill_struct(lower *L, ir_type *node, const ast_group *g, const lower
         key_walk k;
         memset(&k, 0, sizeof k);
         key_alts(L, only->key, env, &k, 0);
-        if (k.other) {
+        if (k.other && !k.nontext) {
             if (k.constrained)
                 diag_report(L->diag, DIAG_WARNING, DIAG_W_LOOSE, only->key->loc,
                             "the key's pattern or size is not checked: every text key is taken");
@@ -2921,7 +2977,7 @@ static int accepts_every_walk(lower *L, const ir_type *a, const ir_type *b)
                 return 1;
         return 0;
     }
-    if (a->kind == IR_STRUCT && a->open && a->variants == NULL && a->extras_type == NULL &&
+    if (a->kind == IR_STRUCT && a->open && a->variants == NULL && a->extras_type == NULL && a->extras_key == NULL &&
         json_class(b) == 6) {
         for (i = 0; i < a->nfields; i++)
             if (!(a->fields[i].flags & IR_F_OPTIONAL))
@@ -2959,7 +3015,7 @@ static int may_accept_every(lower *L, const ir_type *a)
                 return 1;
         return 0;
     }
-    if (a->kind == IR_STRUCT && a->open && a->variants == NULL && a->extras_type == NULL) {
+    if (a->kind == IR_STRUCT && a->open && a->variants == NULL && a->extras_type == NULL && a->extras_key == NULL) {
         for (i = 0; i < a->nfields; i++)
             if (!(a->fields[i].flags & IR_F_OPTIONAL))
                 return 0;

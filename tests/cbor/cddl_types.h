@@ -8,12 +8,14 @@
 #define CBOR_CDDL_TYPES_H
 
 #include "cose.h"
+#include "mapbstr.h"
 #include "optional.h"
 #include "pet.h"
 #include "rfc.h"
 #include "senml.h"
 #include "serial.h"
 #include "serialenc.h"
+#include "yaml.h"
 
 static const struct cddl_type {
     const char *name;
@@ -48,6 +50,8 @@ static const struct cddl_type {
     { "Pet", &pet_pet_type },
     { "MultiList", &serialenc_multi_list_type },
     { "List", &serialenc_list_type },
+    { "map", &mapbstr_map_type },
+    { "Yaml_compatibility_example", &yaml_yaml_compatibility_example_type },
 };
 
 #endif

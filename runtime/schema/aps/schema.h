@@ -48,10 +48,19 @@ typedef struct aps_array {
     size_t count;
 } aps_array;
 
-/* One member of an open map that the schema does not name, kept as raw JSON. */
+/*
+ * One member of an open map that the schema does not name, kept as raw JSON.
+ * Decoded from CBOR it also keeps its CBOR bytes, so a key or value JSON has
+ * no form for (COSE's `-2 => h'...'`) comes back byte for byte.
+ */
 typedef struct aps_json_member {
-    aps_slice key;       /* unescaped name */
-    aps_json_raw value;
+    aps_slice key;       /* unescaped name; a CBOR integer key's decimal text; empty for other non-text keys */
+    aps_json_raw value;  /* empty when the value has no JSON form (a CBOR byte string, a tag) */
+    aps_cbor_raw cbor_key;   /* the key as written in CBOR when it is no text string (`-1`, h'01',
+                                ["a"]); NULL: the key is the text `key`. In JSON an integer key is
+                                its decimal text (RFC 8949 6.1); any other has no JSON form */
+    aps_cbor_raw cbor_value; /* the value as written in CBOR, written back as is; NULL: `value`
+                                converted (decoded from JSON, or built in C) */
 } aps_json_member;
 
 /* The unknown members of an open map (`* text => any`), in input order. */
@@ -219,6 +228,10 @@ struct aps_type {
             size_t variants_offset;
             size_t extras_min, extras_max; /* how many unknown members the tail allows
                                             (`1*3 text => T`); extras_max 0: no bound */
+            const aps_type *extras_key;  /* CBOR: the type of the tail's keys when they may be other
+                                            than text (`* label => values`, label = int / tstr;
+                                            `[tstr] => T`): each key is decoded as it to be
+                                            checked. NULL: text keys only */
         } st;
         struct {
             const aps_type *elem;

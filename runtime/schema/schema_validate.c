@@ -390,8 +390,11 @@ static aps_status check_cbor_extra(vctx *v, const aps_type *t, const aps_type *a
             (alt != NULL && keys_field(alt->u.st.fields, alt->u.st.nfields, m->cbor_key)))
             return validate_fail(v, APS_E_DUPLICATE, "unknown member with the key of a named one");
     }
-    if (m->cbor_value.ptr == NULL)
-        return APS_OK;
+    if (m->cbor_value.ptr == NULL) { /* a JSON value: checked as any other's */
+        if ((st = check_raw(v, &m->value)) != APS_OK)
+            return st;
+        return t->u.st.extras_type != NULL ? check_extra_type(v, t->u.st.extras_type, &m->value) : APS_OK;
+    }
     if (aps_cbor_validate(m->cbor_value.ptr, m->cbor_value.len, NULL, NULL) != APS_OK)
         return validate_fail(v, APS_E_SYNTAX, "the CBOR value of an unknown member is no well-formed item");
     if (m->value.ptr != NULL && m->value.len != 0 && (st = check_raw(v, &m->value)) != APS_OK)

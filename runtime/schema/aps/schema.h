@@ -376,9 +376,10 @@ APS_NODISCARD aps_status aps_schema_decode_as(const aps_type *type, size_t alt, 
 /*
  * Writes `value` as compact JSON. Members are written in schema order (a
  * variant's after its envelope's own), then the unknown members an open map
- * kept; a union or envelope of unknown kind (0) is written as the raw JSON it
- * was decoded from. `options` and `err` may be NULL (schema spelling,
- * checked).
+ * kept (one kept from CBOR with an integer key named by its decimal text;
+ * with another non-text key, or a value of no JSON form, APS_E_TYPE); a
+ * union or envelope of unknown kind (0) is written as the raw JSON it was
+ * decoded from. `options` and `err` may be NULL (schema spelling, checked).
  *
  * Unless options->trusted, the value is first checked as aps_schema_validate
  * checks it (tolerant of unknown variants): raw `any` values and unknown
@@ -408,12 +409,15 @@ APS_NODISCARD aps_status aps_schema_encode(const aps_type *type, const void *val
  * decodes JSON: the same descriptors, checks, key spellings and options,
  * the CBOR reader's checks of the bytes (aps/cbor.h: well-formed, UTF-8,
  * no duplicate map keys), errors located by byte offset and the path of
- * the item. Member names are text strings. A number is read from an
+ * the item. Member names are text strings, but for integer keys (`1 => T`)
+ * and a tail with a key type (u.st.extras_key). A number is read from an
  * integer or a float of any width (`float` and `number` share the C
  * double). What the C types keep as JSON text is converted to JSON: `any`
  * values, unknown members of open maps, the whole value of an unknown
  * variant (known variants leave the union's raw JSON empty); such an item
- * with no JSON form (a byte string, a tag, undefined, NaN) is APS_E_TYPE.
+ * with no JSON form (a byte string, a tag, undefined, NaN) is APS_E_TYPE,
+ * except as an unknown member, which also keeps its CBOR bytes (key and
+ * value, as written) and so needs no JSON form.
  * Strings written in one piece are borrowed from the input unless
  * options->copy_strings. Not for JSON-only runs: the fast path and the
  * generated decoders are JSON's; this is the table-driven engine.
@@ -426,10 +430,12 @@ APS_NODISCARD aps_status aps_schema_decode_cbor(const aps_type *type, const void
  * Writes `value` as one CBOR item in preferred serialization (definite
  * lengths, shortest heads, floats in the narrowest exact width), as
  * aps_schema_encode writes JSON: members in schema order, then the unknown
- * members an open map kept; `any` values and raw JSON (an unknown
- * variant's) converted from their JSON text (aps_json_to_cbor). The same
- * check first unless options->trusted, the same key spellings. A
- * deterministic writer sorts the maps. Returns the writer's status or the
+ * members an open map kept (those kept from CBOR as their bytes); `any`
+ * values and raw JSON (an unknown variant's) converted from their JSON
+ * text (aps_json_to_cbor). The same check first unless options->trusted,
+ * the same key spellings. A deterministic writer sorts the maps, and takes
+ * kept bytes only when they are deterministic already (else the JSON text
+ * is converted; with none, APS_E_TYPE). Returns the writer's status or the
  * check's; a failure part way is left in the writer.
  */
 APS_NODISCARD aps_status aps_schema_encode_cbor(const aps_type *type, const void *value,
@@ -443,8 +449,9 @@ APS_NODISCARD aps_status aps_schema_encode_cbor(const aps_type *type, const void
  * error), valid UTF-8 in every string, `any` values that are one valid JSON
  * text, unknown members whose names do not clash with the named ones.
  * `err` gets the JSON Pointer of the first failing member (offset SIZE_MAX).
- * Allocates nothing, except that `any` values over 4 KB and unknown members
- * checked against a typed tail (`* text => T`) may use the heap briefly.
+ * Allocates nothing, except that `any` values over 4 KB, unknown members
+ * checked against a typed tail (`* text => T`) and unknown members kept as
+ * CBOR (checked to be well-formed) may use the heap briefly.
  */
 APS_NODISCARD aps_status aps_schema_validate(const aps_type *type, const void *value, bool strict,
                                              aps_error *err);

@@ -2623,8 +2623,9 @@ static void cbor_tail(lower *L, ir_type *node, const ast_entry *e, const lower_e
     ir_type *vt;
     if (hi == 0)
         return; /* `0*0 int => T`: no such member */
-    if (node->open && (node->extras_key != NULL || node->extras_type != NULL || node->extras_min != 0)) {
-        ERR(L, e->loc, "a map has one tail of computed keys here: this is a second one");
+    if (node->open) { /* one aps_json_members, one key type: `* tstr => any` beside would lose its texts */
+        ERR(L, e->loc, "a second tail of computed keys in this map, whose keys may be no text: "
+            "write one entry whose key is the choice of both (`* (tstr / int) => T`)");
         return;
     }
     node->open = true;
@@ -2686,6 +2687,11 @@ static void computed_key(lower *L, ir_type *node, const ast_entry *e, const lowe
                     "the key's pattern or size is not checked: every text key is taken");
     if (hi == 0)
         return; /* `0*0 tstr => T`: no such member */
+    if (node->extras_key != NULL) {
+        ERR(L, e->loc, "a second tail of computed keys in this map, whose other keys may be no text: "
+            "write one entry whose key is the choice of both (`* (tstr / int) => T`)");
+        return;
+    }
     node->open = true;
     node->extras_min = lo;
     node->extras_max = hi == AST_OCCUR_INF ? 0 : hi;

@@ -273,7 +273,9 @@ static APS_NOINLINE aps_status check_array(vctx *v, const aps_type *t, const aps
     if (a->count != 0 && a->items == NULL && et->size != 0)
         return validate_fail(v, APS_E_ARGUMENT, "%zu elements with a NULL pointer", a->count);
     for (i = 0; i < a->count; i++) {
-        if ((st = check(v, et, (const char *)a->items + i * et->size, depth)) != APS_OK)
+        /* elements of no size (literals: `["test3"]`) may have no storage at all */
+        const char *e = a->items != NULL ? (const char *)a->items + i * et->size : NULL;
+        if ((st = check(v, et, e, depth)) != APS_OK)
             return step(v, st, NULL, i);
     }
     return APS_OK;

@@ -943,7 +943,7 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
     cddl_ctx *C = E->ctx;
     tmpl_value *d = tmpl_object(C);
     const char *ct = t->named ? ctype(E, t) : NULL;
-    const char *p[10] = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
+    const char *p[11] = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL };
     size_t i;
     tmpl_set(C, d, "desc", name);
     tmpl_set(C, d, "rule_name", t->rule ? c_string(E, t->rule, strlen(t->rule)) : "");
@@ -1024,8 +1024,9 @@ static tmpl_value *describe(emitter *E, const ir_type *t, const char *name)
         p[6] = field_if(E, t->variants != NULL, "variants_offset",
                         t->variants ? cddl_fmt(C, "offsetof(%s, %s)", ct, t->variants_c_name) : "");
         p[9] = field_if(E, t->group, "group", "true");
+        p[10] = field_if(E, t->extras_key != NULL, "extras_key", t->extras_key ? desc_ref(E, t->extras_key) : "");
         tmpl_set(C, d, "union_member", "st");
-        tmpl_set(C, d, "init", designated_u(E, p, 10));
+        tmpl_set(C, d, "init", designated_u(E, p, 11));
         break;
     case IR_ARRAY:
         tmpl_set(C, d, "kind", "APS_K_ARRAY");

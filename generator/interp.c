@@ -123,6 +123,7 @@ static void fill_struct(interp *I, const ir_type *t, aps_type *d)
         d->u.st.open = true;
         d->u.st.extras_offset = off;
         d->u.st.extras_type = t->extras_type ? get(I, t->extras_type) : NULL;
+        d->u.st.extras_key = t->extras_key ? get(I, t->extras_key) : NULL;
         d->u.st.extras_min = (size_t)t->extras_min;
         d->u.st.extras_max = (size_t)t->extras_max;
         off += sizeof(aps_json_members);

@@ -135,6 +135,8 @@ struct ir_type {
     size_t nfields;
     bool open;
     ir_type *extras_type;/* type of the `* text => T` tail, NULL for any */
+    ir_type *extras_key; /* --cbor: type of the tail's keys when they may be other than text
+                            (`* label => values`, `[tstr] => T`); NULL: text keys */
     uint64_t extras_min, extras_max; /* how many members the tail takes (`1*3 text => T`); max 0: no bound */
     bool positional;     /* --cbor: an array read by position (`[alg: int, * bstr]`): the fields are
                             its entries in order (APS_K_TUPLE) */

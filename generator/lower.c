@@ -2572,6 +2572,8 @@ typedef struct key_walk {
     int other;               /* some text type (`tstr`, `tstr .regexp ...`): a computed key */
     int constrained;         /* ... with a pattern or size, which keys are not checked against */
     int warned;              /* an alternative was dropped with a -Wjson warning */
+    int nontext;             /* --cbor: an alternative is no text and no integer literal (`int`,
+                                `bstr`, `["a"]`, `[tstr]`): the key is a type of CBOR keys */
 } key_walk;
 
 /*
@@ -2579,7 +2581,8 @@ typedef struct key_walk {
  * parentheses, choices and `.feature`: text literals and text types are
  * kept; what cannot name a JSON member (an integer key beside text keys,
  * bytes) gets a -Wjson warning and is dropped, and an alternative marked
- * with a feature not enabled is dropped without one.
+ * with a feature not enabled is dropped without one. Under --cbor such an
+ * alternative is kept instead (k->nontext): CBOR keys may be any item.
  */
 static void key_alts(lower *L, const ast_type *t, const lower_env *env, key_walk *k, int depth)
 {
@@ -2598,6 +2601,10 @@ static void key_alts(lower *L, const ast_type *t, const lower_env *env, key_walk
         if (t->u.value.kind == AST_V_TEXT || (L->cbor && t->u.value.kind == AST_V_INT && !t->u.value.overflow)) {
             const ast_value *v = &t->u.value; /* an integer (--cbor): a member of its own, see add_value_field */
             cddl_push(L->ctx, &k->texts, &k->ntext, sizeof v, &v);
+            return;
+        }
+        if (L->cbor) {
+            k->nontext = 1;
             return;
         }
         diag_report(L->diag, DIAG_WARNING, DIAG_W_JSON, t->loc,
@@ -2635,6 +2642,10 @@ static void key_alts(lower *L, const ast_type *t, const lower_env *env, key_walk
         if (sym->from_prelude) {
             if (prelude_never(L, t->u.name.name) == NULL && !ast_str_eq(t->u.name.name, "tstr") &&
                 !ast_str_eq(t->u.name.name, "text") && !ast_str_eq(t->u.name.name, "any")) {
+                if (L->cbor) {
+                    k->nontext = 1;
+                    return;
+                }
                 diag_report(L->diag, DIAG_WARNING, DIAG_W_JSON, t->loc,
                             "key type '%.*s' cannot name a member of a JSON object, whose names are text: dropped",
                             NAMEF(t->u.name.name));
@@ -2650,6 +2661,10 @@ static void key_alts(lower *L, const ast_type *t, const lower_env *env, key_walk
             key_alts(L, items[i], env, k, depth + 1);
         return;
     case AST_T_RANGE:
+        if (L->cbor) {
+            k->nontext = 1;
+            return;
+        }
         diag_report(L->diag, DIAG_WARNING, DIAG_W_JSON, t->loc,
                     "a range of numbers cannot name a member of a JSON object, whose names are text: dropped");
         k->warned = 1;
@@ -2667,10 +2682,18 @@ static void key_alts(lower *L, const ast_type *t, const lower_env *env, key_walk
             k->warned |= !n.by_feature;
             return;
         }
+        if (L->cbor && (t->kind == AST_T_ARRAY || t->kind == AST_T_MAP)) {
+            k->nontext = 1; /* `[tstr] => T`: never a text; lowered once, as the key's type */
+            return;
+        }
         kt = resolved(lower_type(L, t, "key", "key", env));
         if (kt->kind == IR_TEXT || kt->kind == IR_ANY) {
             k->other = 1;
             k->constrained |= kt->kind == IR_TEXT && (kt->pattern != NULL || kt->len_min != 0 || kt->len_max != SIZE_MAX);
+            return;
+        }
+        if (L->cbor) {
+            k->nontext = 1;
             return;
         }
         diag_report(L->diag, DIAG_WARNING, DIAG_W_JSON, t->loc,
@@ -2838,6 +2861,8 @@ static void inline_entry_of(lower *L, ir_type *node, const ast_entry *e, const l
                 node->open |= rr->open;
                 if (rr->extras_type != NULL)
                     node->extras_type = rr->extras_type;
+                if (rr->extras_key != NULL)
+                    node->extras_key = rr->extras_key;
                 return;
             }
             if (rr->kind == IR_UNION && rr->cls == IR_U_DISCRIMINATED && node->variants == NULL) {
@@ -2848,6 +2873,77 @@ static void inline_entry_of(lower *L, ir_type *node, const ast_entry *e, const l
         }
     }
     ERR(L, e->loc, "this keyless map entry cannot be inlined as members");
+}
+
+/*
+ * --cbor: a member whose key may be other than text (`* label => values`
+ * with label = int / tstr, COSE's; `["test3"] => T`; `[tstr] => [tstr]`)
+ * is the map's tail, whose keys are checked against the key's type and
+ * kept as CBOR (aps_json_member.cbor_key), counted within the occurrence:
+ * any CBOR item can be a key, and one C shape holds them all.
+ */
+/* The choice of two types (`a` itself when they are one), named after `node` and `what`. */
+static ir_type *either(lower *L, ir_type *node, const char *what, ir_type *a, ir_type *b, src_loc loc)
+{
+    ir_type *u, **alts;
+    src_loc *locs;
+    if (resolved(a) == resolved(b))
+        return a;
+    u = new_type(L, IR_UNION, cddl_fmt(L->ctx, "%s.%s", node->rule, what),
+                 cddl_fmt(L->ctx, "%s_%s", node->c_name, what), loc);
+    add_named(L, u);
+    alts = cddl_alloc(L->ctx, 2 * sizeof *alts);
+    locs = cddl_alloc(L->ctx, 2 * sizeof *locs);
+    alts[0] = a;
+    alts[1] = b;
+    locs[0] = locs[1] = loc;
+    classify_union(L, u, alts, 2, locs);
+    return u;
+}
+
+/*
+ * --cbor: a second tail of computed keys beside one whose keys may be no
+ * text (SUIT's envelope: `* (suit-integrated-payload-key => bstr)`, `*
+ * (int => bstr)`): one C tail holds both, its keys the choice of both keys
+ * and its values the choice of both values. Which key goes with which
+ * value is not checked: a -Wloose warning says so.
+ */
+static void merge_tail(lower *L, ir_type *node, const ast_entry *e, ir_type *key, ir_type *value, uint64_t lo,
+                       uint64_t hi)
+{
+    ir_type *old_key = node->extras_key != NULL ? node->extras_key : &L->prim[P_TEXT];
+    diag_report(L->diag, DIAG_WARNING, DIAG_W_LOOSE, e->loc,
+                "a second tail of computed keys read with the first as one (keys of either type, values of "
+                "either type): which key takes which value is not checked");
+    node->extras_key = either(L, node, "keys", old_key, key, e->loc);
+    node->extras_type = node->extras_type == NULL || resolved(value)->kind == IR_ANY
+                            ? NULL
+                            : either(L, node, "extras", node->extras_type, value, e->loc);
+    node->extras_min += lo;
+    node->extras_max = node->extras_max == 0 || hi == AST_OCCUR_INF ? 0 : node->extras_max + hi;
+}
+
+static void cbor_tail(lower *L, ir_type *node, const ast_entry *e, const lower_env *env, uint64_t lo, uint64_t hi)
+{
+    ir_type *vt;
+    if (hi == 0)
+        return; /* `0*0 int => T`: no such member */
+    if (node->open) { /* one aps_json_members, one key type */
+        merge_tail(L, node, e,
+                   lower_type(L, e->key, cddl_fmt(L->ctx, "%s_key2", node->c_name),
+                              cddl_fmt(L->ctx, "%s.key2", node->rule), env),
+                   lower_type(L, e->type, cddl_fmt(L->ctx, "%s_extra2", node->c_name),
+                              cddl_fmt(L->ctx, "%s.*2", node->rule), env),
+                   lo, hi);
+        return;
+    }
+    node->open = true;
+    node->extras_min = lo;
+    node->extras_max = hi == AST_OCCUR_INF ? 0 : hi;
+    node->extras_key = lower_type(L, e->key, cddl_fmt(L->ctx, "%s_key", node->c_name),
+                                  cddl_fmt(L->ctx, "%s.key", node->rule), env);
+    vt = lower_type(L, e->type, cddl_fmt(L->ctx, "%s_extra", node->c_name), cddl_fmt(L->ctx, "%s.*", node->rule), env);
+    node->extras_type = resolved(vt)->kind == IR_ANY ? NULL : vt;
 }
 
 /*
@@ -2866,6 +2962,10 @@ static void computed_key(lower *L, ir_type *node, const ast_entry *e, const lowe
         lo = 0; /* `* key-value-pair` naming `(label => value)` (SenML): the tail may be empty */
     memset(&k, 0, sizeof k);
     key_alts(L, e->key, env, &k, 0);
+    if (k.nontext) {
+        cbor_tail(L, node, e, env, lo, hi);
+        return;
+    }
     if (k.ntext == 0 && !k.other) {
         never n;
         n.why = "no alternative of its key names a JSON member";
@@ -2896,6 +2996,13 @@ static void computed_key(lower *L, ir_type *node, const ast_entry *e, const lowe
                     "the key's pattern or size is not checked: every text key is taken");
     if (hi == 0)
         return; /* `0*0 tstr => T`: no such member */
+    if (node->extras_key != NULL) { /* --cbor: a text tail beside one of other keys */
+        merge_tail(L, node, e, &L->prim[P_TEXT],
+                   lower_type(L, e->type, cddl_fmt(L->ctx, "%s_extra2", node->c_name),
+                              cddl_fmt(L->ctx, "%s.*2", node->rule), env),
+                   lo, hi);
+        return;
+    }
     node->open = true;
     node->extras_min = lo;
     node->extras_max = hi == AST_OCCUR_INF ? 0 : hi;
@@ -3087,6 +3194,7 @@ static void expand_variants(lower *L, ir_type *node)
         }
         s->open = node->open || a->open;
         s->extras_type = node->extras_type != NULL ? node->extras_type : a->extras_type;
+        s->extras_key = node->extras_key != NULL ? node->extras_key : a->extras_key;
         mark_shared_names(L, s);
         cddl_push(L->ctx, &alts, &n, sizeof s, &s);
         cddl_push(L->ctx, &locs, &nlocs, sizeof a->loc, &a->loc);
@@ -3096,6 +3204,7 @@ static void expand_variants(lower *L, ir_type *node)
     node->variants = NULL;
     node->open = false;
     node->extras_type = NULL;
+    node->extras_key = NULL;
     classify_union(L, node, alts, n, locs);
 }
 
@@ -3117,7 +3226,7 @@ static void fill_struct(lower *L, ir_type *node, const ast_group *g, const lower
         key_walk k;
         memset(&k, 0, sizeof k);
         key_alts(L, only->key, env, &k, 0);
-        if (k.other) {
+        if (k.other && !k.nontext) {
             if (k.constrained)
                 diag_report(L->diag, DIAG_WARNING, DIAG_W_LOOSE, only->key->loc,
                             "the key's pattern or size is not checked: every text key is taken");
@@ -3192,7 +3301,7 @@ static int accepts_every_walk(lower *L, const ir_type *a, const ir_type *b)
                 return 1;
         return 0;
     }
-    if (a->kind == IR_STRUCT && a->open && a->variants == NULL && a->extras_type == NULL &&
+    if (a->kind == IR_STRUCT && a->open && a->variants == NULL && a->extras_type == NULL && a->extras_key == NULL &&
         json_class(b) == 6) {
         for (i = 0; i < a->nfields; i++)
             if (!(a->fields[i].flags & IR_F_OPTIONAL))
@@ -3230,7 +3339,7 @@ static int may_accept_every(lower *L, const ir_type *a)
                 return 1;
         return 0;
     }
-    if (a->kind == IR_STRUCT && a->open && a->variants == NULL && a->extras_type == NULL) {
+    if (a->kind == IR_STRUCT && a->open && a->variants == NULL && a->extras_type == NULL && a->extras_key == NULL) {
         for (i = 0; i < a->nfields; i++)
             if (!(a->fields[i].flags & IR_F_OPTIONAL))
                 return 0;

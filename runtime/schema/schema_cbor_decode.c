@@ -15,6 +15,7 @@
 #include "schema_internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct cbor_dctx {
@@ -573,13 +574,114 @@ static aps_status decode_field(cbor_dctx *c, const aps_field *f, char *base)
 }
 
 /*
- * Keeps an unknown member as JSON text. With a typed tail (`* text => T`)
- * the value must also decode as T, into scratch space given back after.
+ * The JSON text of the item whose bytes are [from, to) of the input, or an
+ * empty *raw when it has no JSON form (a byte string, a tag): an unknown
+ * member keeps its CBOR bytes anyway, so only the JSON side lacks it.
  */
-static aps_status keep_extra(cbor_dctx *c, const aps_type *t, aps_json_members *x, size_t *cap, aps_slice key)
+static aps_status json_if_any(cbor_dctx *c, size_t from, size_t to, aps_json_raw *raw)
 {
-    aps_json_raw raw;
+    aps_cbor_reader sub;
+    aps_cbor_reader *outer = c->r;
+    aps_error *caller = c->err, none;
     aps_status st;
+    aps_error_clear(&none);
+    aps_cbor_reader_init(&sub, outer->begin + from, to - from, c->arena, NULL);
+    c->r = &sub;
+    c->err = &none;
+    st = read_as_json(c, raw);
+    c->r = outer;
+    c->err = caller;
+    if (st == APS_E_NOMEM)
+        return fail_nomem(c);
+    if (st != APS_OK) { /* the bytes were checked already (aps_cbor_read_raw): no JSON form */
+        raw->ptr = NULL;
+        raw->len = 0;
+    }
+    return APS_OK;
+}
+
+/*
+ * Checks an unknown member's key, whose bytes are [from, to) of the input,
+ * against the type of the tail's keys (`* label => values`): decoded as it
+ * into scratch space given back after; a failure is located at the key.
+ */
+static aps_status check_extra_key(cbor_dctx *c, const aps_type *kt, size_t from, size_t to)
+{
+    aps_cbor_reader sub, *outer = c->r;
+    aps_cbor_pos pos;
+    aps_error inner, *caller = c->err;
+    aps_status st;
+    void *scratch = NULL;
+    aps_cbor_reader_save(outer, &pos); /* for its arena mark: the scratch is dropped after */
+    if (kt->size != 0 && (scratch = aps_arena_alloc(c->arena, kt->size)) == NULL)
+        return fail_nomem(c);
+    if (scratch != NULL)
+        memset(scratch, 0, kt->size);
+    aps_cbor_reader_init(&sub, outer->begin + from, to - from, c->arena, NULL);
+    aps_error_clear(&inner);
+    c->r = &sub;
+    c->err = &inner;
+    st = decode_value(c, kt, scratch);
+    c->r = outer;
+    c->err = caller;
+    aps_cbor_reader_restore(outer, &pos);
+    if (st == APS_OK)
+        return APS_OK;
+    c->r->item_start = from;
+    return aps_cbor_reader_fail(c->r, c->err, st == APS_E_NOMEM ? st : APS_E_TYPE, "the key is no %s: %s",
+                                kt->name != NULL ? kt->name : "key of this map", inner.message);
+}
+
+/* The decimal text of a CBOR integer key (its canonical bytes), in the arena; an empty slice when it is none. */
+static aps_status integer_key_name(cbor_dctx *c, aps_cbor_raw k, aps_slice *out)
+{
+    aps_cbor_reader sub;
+    char num[24], *copy;
+    size_t n;
+    int neg;
+    uint64_t v;
+    out->ptr = NULL;
+    out->len = 0;
+    if (aps_cbor_raw_type(k) != APS_CBOR_UINT && aps_cbor_raw_type(k) != APS_CBOR_NEGINT)
+        return APS_OK;
+    aps_cbor_reader_init(&sub, k.ptr, k.len, c->arena, NULL);
+    if (aps_cbor_read_integer(&sub, &neg, &v, NULL) != APS_OK)
+        return APS_OK; /* canonical keys are well-formed: not reached */
+    n = integer_text(num, sizeof num, neg, v);
+    if ((copy = (char *)aps_arena_alloc_aligned(c->arena, n, 1)) == NULL)
+        return fail_nomem(c);
+    memcpy(copy, num, n);
+    out->ptr = copy;
+    out->len = n;
+    return APS_OK;
+}
+
+/*
+ * Keeps an unknown member: its value as JSON text when it has a JSON form,
+ * and its CBOR bytes as written, so that it goes out again byte for byte;
+ * a key that is no text (whose bytes are [kfrom, kto) of the input) too,
+ * with `key` its decimal text when it is an integer, else empty. With a
+ * typed tail (`* text => T`) the value must also decode as T, into scratch
+ * space given back after; with a type of keys (`* label => T`), the key as
+ * that type.
+ */
+static aps_status keep_extra(cbor_dctx *c, const aps_type *t, aps_json_members *x, size_t *cap, aps_slice key,
+                             size_t kfrom, size_t kto, bool text)
+{
+    aps_json_member m;
+    aps_status st;
+    size_t from;
+    memset(&m, 0, sizeof m);
+    if (t->u.st.extras_key != NULL && (st = check_extra_key(c, t->u.st.extras_key, kfrom, kto)) != APS_OK)
+        return st;
+    if (text) {
+        m.key = key;
+    } else {
+        m.cbor_key.ptr = c->r->begin + kfrom;
+        m.cbor_key.len = kto - kfrom;
+        m.key = key; /* its decimal text when an integer, else empty */
+    }
+    c->r->item_start = aps_cbor_reader_offset(c->r);
     if (t->u.st.extras_type != NULL) {
         const aps_type *xt = t->u.st.extras_type;
         aps_cbor_pos pos;
@@ -592,7 +694,9 @@ static aps_status keep_extra(cbor_dctx *c, const aps_type *t, aps_json_members *
             return st;
         aps_cbor_reader_restore(c->r, &pos);
     }
-    if ((st = read_as_json(c, &raw)) != APS_OK)
+    from = aps_cbor_reader_offset(c->r);
+    if ((st = aps_cbor_read_raw(c->r, &m.cbor_value, c->err)) != APS_OK ||
+        (st = json_if_any(c, from, aps_cbor_reader_offset(c->r), &m.value)) != APS_OK)
         return st;
     if (x->count == *cap) {
         aps_json_member *items = (aps_json_member *)grow_items(c, x->items, cap, sizeof *items);
@@ -600,9 +704,56 @@ static aps_status keep_extra(cbor_dctx *c, const aps_type *t, aps_json_members *
             return fail_nomem(c);
         x->items = items;
     }
-    x->items[x->count].key = key;
-    x->items[x->count].value = raw;
-    x->count++;
+    x->items[x->count++] = m;
+    return APS_OK;
+}
+
+/* Is `k` an integer's decimal text as integer_text writes it (no '+', no leading zero)? */
+static bool is_decimal(aps_slice k)
+{
+    size_t i = k.len > 0 && k.ptr[0] == '-' ? 1 : 0;
+    if (i >= k.len || (k.ptr[i] == '0' && k.len > i + 1) || (k.ptr[i] == '0' && i == 1))
+        return false;
+    for (; i < k.len; i++)
+        if (k.ptr[i] < '0' || k.ptr[i] > '9')
+            return false;
+    return true;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    const aps_slice *x = *(const aps_slice *const *)a, *y = *(const aps_slice *const *)b;
+    if (x->len != y->len)
+        return x->len < y->len ? -1 : 1;
+    return memcmp(x->ptr, y->ptr, x->len);
+}
+
+/*
+ * Refuses an unknown integer key beside an unknown text key of its decimal
+ * text (`-1` and `"-1"`): one C value must write to JSON too, where both
+ * would be the name "-1". The reader refused equal keys of one kind, so
+ * only such a pair can share a name: sorted, found next to each other, in
+ * n log n for a map of any width. Run once the map is read (at its head).
+ */
+static aps_status check_extra_names(cbor_dctx *c, const aps_json_members *x)
+{
+    const aps_slice **names;
+    size_t i, n = 0, ints = 0;
+    char q[96];
+    for (i = 0; i < x->count; i++)
+        ints += x->items[i].cbor_key.ptr != NULL && x->items[i].key.len != 0;
+    if (ints == 0 || ints == x->count)
+        return APS_OK;
+    if ((names = (const aps_slice **)aps_arena_alloc(c->arena, x->count * sizeof *names)) == NULL)
+        return fail_nomem(c);
+    for (i = 0; i < x->count; i++)
+        if (x->items[i].key.len != 0 && (x->items[i].cbor_key.ptr != NULL || is_decimal(x->items[i].key)))
+            names[n++] = &x->items[i].key;
+    qsort(names, n, sizeof *names, cmp_names);
+    for (i = 1; i < n; i++)
+        if (cmp_names(&names[i - 1], &names[i]) == 0)
+            return aps_cbor_reader_fail(c->r, c->err, APS_E_DUPLICATE, "an integer key and a text key of one JSON name: %s",
+                                        aps_schema_priv_quote(q, sizeof q, names[i]->ptr, names[i]->len, '\''));
     return APS_OK;
 }
 
@@ -681,9 +832,12 @@ static aps_status struct_body(cbor_dctx *c, const aps_type *t, char *base, size_
             abase = base + t->u.st.variants_offset + vt->u.un.payload_offset;
         }
     }
-    while ((st = aps_cbor_next_entry(c->r, &rkey, &more, c->err)) == APS_OK && more) {
+    for (;;) {
         const aps_field *f;
         char *fbase = base;
+        size_t kfrom = aps_cbor_reader_offset(c->r); /* the key's bytes as written: kept if unknown */
+        if ((st = aps_cbor_next_entry(c->r, &rkey, &more, c->err)) != APS_OK || !more)
+            break;
         if (!aps_cbor_raw_text(rkey, &key)) {
             if ((i = find_keyed(pf, np, rkey)) != SIZE_MAX) {
                 f = &pf[i];
@@ -695,8 +849,18 @@ static aps_status struct_body(cbor_dctx *c, const aps_type *t, char *base, size_
                 if ((st = aps_cbor_skip(c->r, c->err)) != APS_OK)
                     return st;
                 continue;
+            } else if (extras != NULL && t->u.st.extras_key != NULL) { /* a tail whose keys may be no text */
+                /* integer 4 beside a member named "4": in JSON both would be "4" */
+                if ((st = integer_key_name(c, rkey, &key)) != APS_OK)
+                    return st;
+                if (key.len != 0 && (find_field(pf, np, key, c->key_case) != SIZE_MAX ||
+                                     (na != 0 && find_field(af, na, key, c->key_case) != SIZE_MAX)))
+                    return fail_member(c, APS_E_DUPLICATE, "an integer key that is the JSON name of a named member:", key);
+                if ((st = keep_extra(c, t, extras, &xcap, key, kfrom, aps_cbor_reader_offset(c->r), false)) != APS_OK)
+                    return st;
+                continue;
             } else {
-                return fail_key(c); /* an unknown member is kept by its text name only */
+                return fail_key(c); /* the schema's unknown members are named by text only */
             }
             if (aps_seen_mark(&s, i))
                 return aps_cbor_reader_fail(c->r, c->err, APS_E_DUPLICATE, "duplicate member '%s'", f->key);
@@ -714,7 +878,7 @@ static aps_status struct_body(cbor_dctx *c, const aps_type *t, char *base, size_
             /* text "4" beside integer key 4: one C value could not be written to JSON, where both are "4" */
             if (names_keyed(pf, np, key) || names_keyed(af, na, key))
                 return fail_member(c, APS_E_DUPLICATE, "a text key that is the JSON name of an integer key:", key);
-            if ((st = keep_extra(c, t, extras, &xcap, key)) != APS_OK)
+            if ((st = keep_extra(c, t, extras, &xcap, key, kfrom, aps_cbor_reader_offset(c->r), true)) != APS_OK)
                 return st;
             continue;
         } else if (vt != NULL && kind == 0) {
@@ -737,6 +901,8 @@ static aps_status struct_body(cbor_dctx *c, const aps_type *t, char *base, size_
     if (extras != NULL &&
         (extras->count < t->u.st.extras_min || (t->u.st.extras_max != 0 && extras->count > t->u.st.extras_max)))
         return fail_count(c, extras->count, t->u.st.extras_min, t->u.st.extras_max, "extra member");
+    if (extras != NULL && t->u.st.extras_key != NULL && (st = check_extra_names(c, extras)) != APS_OK)
+        return st;
     /* an unknown variant goes out again as it came in: its whole map, envelope included, as JSON */
     if (vt != NULL && kind == 0)
         return json_of_range(c, start, aps_cbor_reader_offset(c->r),

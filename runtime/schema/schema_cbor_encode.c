@@ -6,7 +6,8 @@
  * holds its number of entries, so a struct's present members are counted
  * before they are written. What the C types keep as JSON text (`any`
  * values, unknown members, an unknown variant's raw value) is converted
- * with aps_json_to_cbor.
+ * with aps_json_to_cbor, except an unknown member decoded from CBOR, whose
+ * bytes were kept and are written as they were.
  */
 #include "aps/cbor.h"
 #include "schema_internal.h"
@@ -53,6 +54,46 @@ static aps_status put_raw(cbor_ectx *c, const aps_json_raw *raw)
     if ((st = aps_json_to_cbor(&r, c->w, NULL)) != APS_OK)
         return st;
     return status(c);
+}
+
+/*
+ * Can bytes kept from the input be written as they are? Always, except to
+ * a deterministic writer, which sorts the maps it writes but not those
+ * inside a raw item: the bytes must be deterministic already (RFC 8949
+ * 4.2.1), as what a deterministic reader accepted is.
+ */
+static bool raw_fits(const cbor_ectx *c, aps_cbor_raw raw)
+{
+    aps_cbor_reader_options o;
+    if (!c->w->deterministic)
+        return true;
+    memset(&o, 0, sizeof o);
+    o.deterministic = true;
+    return aps_cbor_validate(raw.ptr, raw.len, &o, NULL) == APS_OK;
+}
+
+/*
+ * One unknown member. What was decoded from CBOR goes out as it came in,
+ * key and value, byte for byte. A deterministic writer given kept bytes
+ * that are not deterministic converts the value's JSON text instead; a key,
+ * or a value with no JSON text, it cannot rewrite: APS_E_TYPE.
+ */
+static aps_status put_cbor_member(cbor_ectx *c, const aps_json_member *m)
+{
+    if (m->cbor_key.ptr != NULL) {
+        if (!raw_fits(c, m->cbor_key))
+            return APS_E_TYPE;
+        aps_cbor_write_raw(c->w, m->cbor_key);
+    } else {
+        aps_cbor_write_text(c->w, m->key.ptr, m->key.len);
+    }
+    if (m->cbor_value.ptr != NULL && raw_fits(c, m->cbor_value)) {
+        aps_cbor_write_raw(c->w, m->cbor_value);
+        return status(c);
+    }
+    if (m->cbor_value.ptr != NULL && (m->value.ptr == NULL || m->value.len == 0))
+        return APS_E_TYPE;
+    return put_raw(c, &m->value);
 }
 
 /* The number of members f[0..n) of the struct at base writes. */
@@ -120,11 +161,9 @@ static aps_status encode_struct(cbor_ectx *c, const aps_type *t, const char *bas
         return st;
     if (alt != NULL && (st = put_fields(c, alt->u.st.fields, alt->u.st.nfields, abase)) != APS_OK)
         return st;
-    for (i = 0; x != NULL && i < x->count; i++) {
-        aps_cbor_write_text(c->w, x->items[i].key.ptr, x->items[i].key.len);
-        if ((st = put_raw(c, &x->items[i].value)) != APS_OK)
+    for (i = 0; x != NULL && i < x->count; i++)
+        if ((st = put_cbor_member(c, &x->items[i])) != APS_OK)
             return st;
-    }
     aps_cbor_write_map_end(c->w);
     return status(c);
 }

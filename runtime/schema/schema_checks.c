@@ -368,3 +368,38 @@ size_t aps_schema_priv_elements(const aps_type *t, const void *value)
 {
     return entries_elements(t, (const char *)value, 0);
 }
+
+bool aps_schema_priv_member_name(const aps_json_member *m, char *buf, size_t cap, aps_slice *out)
+{
+    const unsigned char *p = m->cbor_key.ptr;
+    unsigned major, ai, i, n;
+    uint64_t v = 0;
+    int len;
+    if (p == NULL) {
+        *out = m->key;
+        return true;
+    }
+    if (m->cbor_key.len == 0)
+        return false;
+    major = p[0] >> 5;
+    ai = p[0] & 31u;
+    if (major > 1 || ai > 27)
+        return false;
+    n = ai < 24 ? 0 : 1u << (ai - 24);
+    if (m->cbor_key.len != 1 + (size_t)n)
+        return false;
+    v = ai < 24 ? ai : 0;
+    for (i = 0; i < n; i++)
+        v = v << 8 | p[1 + i];
+    if (major == 0)
+        len = snprintf(buf, cap, "%llu", (unsigned long long)v);
+    else if (v == UINT64_MAX)
+        len = snprintf(buf, cap, "-18446744073709551616");
+    else
+        len = snprintf(buf, cap, "-%llu", (unsigned long long)v + 1);
+    if (len < 0 || (size_t)len >= cap)
+        return false;
+    out->ptr = buf;
+    out->len = (size_t)len;
+    return true;
+}

@@ -559,6 +559,7 @@ static aps_status keep_extra(dctx *c, const aps_type *t, aps_json_members *x, si
             return decode_fail_nomem(c);
         x->items = items;
     }
+    memset(&x->items[x->count], 0, sizeof x->items[x->count]); /* no CBOR form kept: JSON is all there is */
     x->items[x->count].key = key;
     x->items[x->count].value = raw;
     x->count++;

@@ -55,6 +55,24 @@ static aps_status put_raw(aps_json_writer *w, const aps_json_raw *raw)
     return aps_json_impl_put_raw(w, *raw) ? APS_OK : w->status;
 }
 
+/*
+ * One unknown member, name and value. One decoded from CBOR may have no
+ * JSON form: a key that is neither text nor an integer (an integer is its
+ * decimal text, RFC 8949 6.1), a value that is a byte string or a tag.
+ * Such a member is APS_E_TYPE, as every CBOR-only value: nothing is made up.
+ */
+static aps_status put_member(aps_json_writer *w, const aps_json_member *m, bool comma)
+{
+    char num[24];
+    aps_slice name;
+    if (!aps_schema_priv_member_name(m, num, sizeof num, &name) ||
+        (m->cbor_value.ptr != NULL && (m->value.ptr == NULL || m->value.len == 0)))
+        return APS_E_TYPE;
+    if (!aps_json_impl_put_key(w, name.ptr, name.len, comma))
+        return w->status;
+    return put_raw(w, &m->value);
+}
+
 /* Opens an array or object (`open` is '[' or '{'), within the writer's depth limit. */
 static aps_status open_container(ectx *c, char open)
 {
@@ -134,12 +152,9 @@ static aps_status encode_struct(ectx *c, const aps_type *t, const char *base)
     }
     if (t->u.st.open) {
         const aps_json_members *x = APS_CAT(base, t->u.st.extras_offset, aps_json_members);
-        for (i = 0; i < x->count; i++) {
-            if (!aps_json_impl_put_key(w, x->items[i].key.ptr, x->items[i].key.len, w->len != first))
-                return w->status;
-            if ((st = put_raw(w, &x->items[i].value)) != APS_OK)
+        for (i = 0; i < x->count; i++)
+            if ((st = put_member(w, &x->items[i], w->len != first)) != APS_OK)
                 return st;
-        }
     }
     return close_container(c, '}');
 }
@@ -334,11 +349,9 @@ bool aps_fast_put_extras(aps_json_writer *w, const aps_type *t, const aps_json_m
     size_t i;
     if (!trusted && !aps_fast_extras_ok(t, x))
         return false;
-    for (i = 0; i < x->count; i++) {
-        if (!aps_json_impl_put_key(w, x->items[i].key.ptr, x->items[i].key.len, w->len != first) ||
-            put_raw(w, &x->items[i].value) != APS_OK)
+    for (i = 0; i < x->count; i++)
+        if (put_member(w, &x->items[i], w->len != first) != APS_OK)
             return false;
-    }
     return true;
 }
 

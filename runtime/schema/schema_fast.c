@@ -788,6 +788,7 @@ int aps_fast_extra(fast_ctx *c, const aps_type *owner, void *obase, aps_slice na
         return -1;
     x->items = m;
     m += x->count;
+    memset(m, 0, sizeof *m); /* no CBOR form kept: JSON is all there is */
     m->key = name;
     m->value.ptr = start;
     m->value.len = (size_t)(p - start);

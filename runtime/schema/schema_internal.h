@@ -73,6 +73,13 @@ APS_INTERNAL aps_status aps_schema_priv_check_float(const aps_type *t, double v,
 APS_INTERNAL void aps_schema_priv_int_range(char *buf, size_t cap, const aps_type *t, const char *got,
                                size_t got_len);
 
+/*
+ * The JSON name of an unknown member: its text key, or the decimal text of
+ * a CBOR integer key (RFC 8949 6.1), written into buf (24 bytes at least).
+ * False when it has none: a CBOR key of another kind (h'01', ["a"]).
+ */
+APS_INTERNAL bool aps_schema_priv_member_name(const aps_json_member *m, char *buf, size_t cap, aps_slice *out);
+
 /* Equality of a decoded string with a text literal. */
 /* An enumeration of integer literals (`200 / 404 / 500`), read and written as JSON numbers. */
 static inline bool aps_schema_priv_enum_of_ints(const aps_type *t)

@@ -276,7 +276,9 @@ static APS_NOINLINE aps_status check_array(vctx *v, const aps_type *t, const aps
     if (a->count != 0 && a->items == NULL && et->size != 0)
         return validate_fail(v, APS_E_ARGUMENT, "%zu elements with a NULL pointer", a->count);
     for (i = 0; i < a->count; i++) {
-        if ((st = check(v, et, (const char *)a->items + i * et->size, depth)) != APS_OK)
+        /* elements of no size (literals: `["test3"]`) may have no storage at all */
+        const char *e = a->items != NULL ? (const char *)a->items + i * et->size : NULL;
+        if ((st = check(v, et, e, depth)) != APS_OK)
             return step(v, st, NULL, i);
     }
     return APS_OK;
@@ -343,6 +345,68 @@ static aps_status check_extra_type(vctx *v, const aps_type *xt, const aps_json_r
     return APS_OK;
 }
 
+/* Is the CBOR key `k` (no text) the key of a member of f[0..n)? */
+static bool keys_field(const aps_field *f, size_t n, aps_cbor_raw k)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (f[i].cbor_key != NULL && f[i].cbor_key_len == k.len && memcmp(f[i].cbor_key, k.ptr, k.len) == 0)
+            return true;
+    return false;
+}
+
+/* Checks a value of the typed tail `* text => T` by decoding the CBOR it was decoded from. */
+static aps_status check_extra_cbor(vctx *v, const aps_type *xt, aps_cbor_raw raw)
+{
+    union {
+        char bytes[2048];
+        double align;
+    } scratch;
+    aps_arena_options ao;
+    aps_arena arena;
+    aps_error e = APS_ERROR_INIT;
+    aps_status st;
+    void *out;
+    memset(&ao, 0, sizeof ao);
+    ao.initial = scratch.bytes;
+    ao.initial_size = sizeof scratch.bytes;
+    aps_arena_init(&arena, &ao);
+    out = aps_arena_alloc(&arena, xt->size != 0 ? xt->size : 1);
+    st = out == NULL ? APS_E_NOMEM : aps_schema_decode_cbor(xt, raw.ptr, raw.len, &arena, out, NULL, &e);
+    aps_arena_deinit(&arena);
+    if (st != APS_OK)
+        return validate_fail(v, st, "%s", e.message[0] != '\0' ? e.message : aps_status_str(st));
+    return APS_OK;
+}
+
+/*
+ * An unknown member kept from CBOR: its key (when no text) and value are
+ * one well-formed item each, the key none of a named member's, the value
+ * of the typed tail's type. Its JSON text, when it has one, is checked as
+ * any other's; the key's type (`extras_key`) was checked when decoded.
+ */
+static aps_status check_cbor_extra(vctx *v, const aps_type *t, const aps_type *alt, const aps_json_member *m)
+{
+    aps_status st;
+    if (m->cbor_key.ptr != NULL) {
+        if (aps_cbor_validate(m->cbor_key.ptr, m->cbor_key.len, NULL, NULL) != APS_OK)
+            return validate_fail(v, APS_E_SYNTAX, "the CBOR key of an unknown member is no well-formed item");
+        if (keys_field(t->u.st.fields, t->u.st.nfields, m->cbor_key) ||
+            (alt != NULL && keys_field(alt->u.st.fields, alt->u.st.nfields, m->cbor_key)))
+            return validate_fail(v, APS_E_DUPLICATE, "unknown member with the key of a named one");
+    }
+    if (m->cbor_value.ptr == NULL) { /* a JSON value: checked as any other's */
+        if ((st = check_raw(v, &m->value)) != APS_OK)
+            return st;
+        return t->u.st.extras_type != NULL ? check_extra_type(v, t->u.st.extras_type, &m->value) : APS_OK;
+    }
+    if (aps_cbor_validate(m->cbor_value.ptr, m->cbor_value.len, NULL, NULL) != APS_OK)
+        return validate_fail(v, APS_E_SYNTAX, "the CBOR value of an unknown member is no well-formed item");
+    if (m->value.ptr != NULL && m->value.len != 0 && (st = check_raw(v, &m->value)) != APS_OK)
+        return st;
+    return t->u.st.extras_type != NULL ? check_extra_cbor(v, t->u.st.extras_type, m->cbor_value) : APS_OK;
+}
+
 /* The unknown members of an open struct (`alt`: its variant's struct, or NULL). */
 static APS_NOINLINE aps_status check_extras(vctx *v, const aps_type *t, const aps_type *alt,
                                            const aps_json_members *x)
@@ -355,9 +419,11 @@ static APS_NOINLINE aps_status check_extras(vctx *v, const aps_type *t, const ap
         const aps_json_member *m = &x->items[i];
         if ((st = check_text(v, NULL, &m->key)) != APS_OK)
             return st;
-        if (names_field(t->u.st.fields, t->u.st.nfields, &m->key) ||
-            (alt != NULL && names_field(alt->u.st.fields, alt->u.st.nfields, &m->key)))
+        if (m->cbor_key.ptr == NULL && (names_field(t->u.st.fields, t->u.st.nfields, &m->key) ||
+                                        (alt != NULL && names_field(alt->u.st.fields, alt->u.st.nfields, &m->key))))
             st = validate_fail(v, APS_E_DUPLICATE, "unknown member with the name of a named one");
+        else if (m->cbor_key.ptr != NULL || m->cbor_value.ptr != NULL)
+            st = check_cbor_extra(v, t, alt, m);
         else if ((st = check_raw(v, &m->value)) == APS_OK && t->u.st.extras_type != NULL)
             st = check_extra_type(v, t->u.st.extras_type, &m->value);
         if (st != APS_OK)

@@ -108,6 +108,39 @@ CASES = [
     ("log", cbor2.dumps(1) + cbor2.dumps("x"), ("error", "embedded CBOR (.cborseq)")),
     ("widths", {"f32": 0.1000000014901161193847656, "f64": 0.1}, ("ok", '{"f32":0.10000000149011612,"f64":0.1}')),
     ("widths", {"f32": 0.1, "f64": 0.1}, ("error", "32-bit float holds exactly")),
+    # keys that are no text (issue 44): COSE's `* label => values` keeps an EC2 key's -1, -2, -3 (RFC 9052
+    # C.7.1), byte-string values included, and writes them back byte for byte ("same"); in JSON an integer
+    # key is its decimal text, a byte-string value has no form
+    ("COSE_Key", {1: 2, 2: b"kid", -1: 1, -2: bytes(32), -3: bytes(range(32))}, ("ok", "-", "same")),
+    ("COSE_Key", {1: 1, -1: 4, -4: "x", "use": [1, None]}, ("ok", '{"1":1,"-1":4,"-4":"x","use":[1,null]}', "same")),
+    ("COSE_Key", {1: 1, -65536: {"k": -1.5}}, ("ok", '{"1":1,"-65536":{"k":-1.5}}', "same")),
+    ("header_map", {1: -7, -70000: [1, 2], "x": b"\x01"}, ("ok", "-", "same")),
+    ("COSE_Key", {1: 1, b"k": 1}, ("error", "the key is no label")),
+    ("COSE_Key", {1: 1, 4.5: 1}, ("error", "the key is no label")),
+    ("COSE_Key", {1: 1, -1: 1, "-1": 2}, ("error", "an integer key and a text key of one JSON name: '-1'")),
+    ("COSE_Key", {1: 1, "3": 2}, ("error", "JSON name of an integer key: '3'")),
+    ("COSE_Key", {1: 1, 0: "zero", "00": 1, "-0": 2}, ("ok", '{"1":1,"0":"zero","00":1,"-0":2}', "same")),
+    # zcbor's map_bstr: an array as a key (`["test3"] => bstr .cbor 1234`), a typed tail of one member
+    ("map", {"test": b"a", "test2": CBORTag(1234, b"b"), ("test3",): cbor2.dumps(1234)}, ("ok", "-", "same")),
+    ("map", {"test": b"", "test2": CBORTag(1234, b""), ("test3",): cbor2.dumps(1235)}, ("error", "embedded CBOR")),
+    ("map", {"test": b"", "test2": CBORTag(1234, b""), ("test4",): cbor2.dumps(1234)}, ("error", "the key is no")),
+    ("map", {"test": b"", "test2": CBORTag(1234, b"")}, ("error", "expected at least 1 extra member")),
+    # zcbor's yaml_compatibility: `{ [tstr] => [tstr] }`, keys that are arrays of texts
+    ("Yaml_compatibility_example", {"bstr_hex": bytes(8), "bstr_obj": cbor2.dumps([{"foo": 1, "bar": True}]),
+                                    "nonstandard_key": {("a", ): ["b"]}, "tagged": CBORTag(12345678, "t"),
+                                    "undefined": undefined}, ("ok", "-", "same")),
+    ("Yaml_compatibility_example", {"bstr_hex": bytes(8), "bstr_obj": cbor2.dumps([{"foo": 1, "bar": True}]),
+                                    "nonstandard_key": {"a": ["b"]}, "tagged": CBORTag(12345678, "t"),
+                                    "undefined": undefined}, ("error", "/nonstandard_key")),
+    ("Yaml_compatibility_example", {"bstr_hex": bytes(8), "bstr_obj": cbor2.dumps([{"foo": 1, "bar": True}]),
+                                    "nonstandard_key": {("a", ): [1]}, "tagged": CBORTag(12345678, "t"),
+                                    "undefined": undefined}, ("error", "expected a text string")),
+    ("Yaml_compatibility_example", {"bstr_hex": bytes(8), "bstr_obj": cbor2.dumps([{"foo": 1, "bar": True}]),
+                                    "nonstandard_key": {("a", ): ["b", "c"]}, "tagged": CBORTag(12345678, "t"),
+                                    "undefined": undefined}, ("error", "expected at most 1 element")),
+    ("Yaml_compatibility_example", {"bstr_hex": bytes(8), "bstr_obj": cbor2.dumps([{"foo": 1, "bar": True}]),
+                                    "nonstandard_key": {}, "tagged": CBORTag(12345678, "t"),
+                                    "undefined": undefined}, ("error", "expected at least 1 extra member")),
     # SUIT (zcbor's manifest9_simple: draft-ietf-suit-manifest-09): positional arrays whose
     # command sequences repeat a choice of (command, argument) pairs, inside bstr .cbor
     ("SUIT_Command_Sequence", [1, 0, 21, 2, 23, 15], "ok"),
@@ -227,6 +260,7 @@ JSON_CASES = [
     ("my_breakfast", '["eggs"]', "ok"),
     ("COSE_Key", '{"1":1,"3":-7}', "ok"),
     ("COSE_Key", '{"1":1,"2":"kid"}', ("error", "/2 [wrong type] a byte string has no JSON form")),
+    ("COSE_Key", '{"1":1,"-1":4,"x":[1]}', "ok"),  # JSON names stay text: "-1" is no integer key in JSON
     ("header", '{"5":"AQI="}', ("error", "/5 [wrong type] a byte string has no JSON form")),
     # positional arrays read from JSON: matched as in CBOR, errors placed at the array with the element's path
     ("overlap", '[1, 2, "x"]', "ok"),
@@ -286,6 +320,8 @@ def main():
                     failures.append(f"{what}: tag 55799 is not written: {ours.hex()}")
             if back != value:
                 failures.append(f"{what}: our {ours.hex()} reads back in cbor2 as {back!r}")
+            if len(expect) > 2 and expect[2] == "same" and ours != cbor2.dumps(value):
+                failures.append(f"{what}: our {ours.hex()} is not cbor2's {cbor2.dumps(value).hex()} byte for byte")
             if t == "widths" and (b"\xfa" not in ours or b"\xfb" not in ours):
                 failures.append(f"{what}: float32 / float64 not written in their widths: {ours.hex()}")
             if t == "reputation-object" and b"\xf9" not in ours:

@@ -195,6 +195,68 @@ static int fill_fields(rnd *g, const aps_field *f, size_t n, char *base, unsigne
     return 1;
 }
 
+/* One random value of `t` encoded by the engine into the arena: the CBOR a decoder would have kept. */
+static int fill_cbor(rnd *g, const aps_type *t, aps_cbor_raw *out, unsigned depth)
+{
+    aps_cbor_writer w;
+    void *v = aps_arena_alloc(g->arena, t->size + 1);
+    unsigned char *p = NULL;
+    int ok;
+    if (v == NULL)
+        return 0;
+    memset(v, 0, t->size + 1);
+    aps_cbor_writer_init(&w, NULL);
+    ok = fill(g, t, v, depth + 1) && aps_schema_encode_cbor(t, v, &w, NULL, NULL) == APS_OK &&
+         aps_cbor_writer_finish(&w, NULL) == APS_OK &&
+         (p = aps_arena_alloc(g->arena, aps_cbor_writer_len(&w))) != NULL;
+    if (ok) {
+        memcpy(p, aps_cbor_writer_data(&w), aps_cbor_writer_len(&w));
+        out->ptr = p;
+        out->len = aps_cbor_writer_len(&w);
+    }
+    aps_cbor_writer_deinit(&w);
+    return ok;
+}
+
+/*
+ * The unknown members of a tail whose keys are typed (`* label => values`)
+ * or counted (`1*1 [tstr] => T`): keys of the key type (a text one kept as
+ * text, as the decoder keeps it), values of the tail's type as CBOR.
+ */
+static int fill_tail(rnd *g, const aps_type *t, aps_json_members *x, unsigned depth)
+{
+    size_t hi = t->u.st.extras_max != 0 ? t->u.st.extras_max : t->u.st.extras_min + 3, i;
+    size_t n = count_in(g, t->u.st.extras_min, hi, depth);
+    x->count = n;
+    x->items = n ? aps_arena_alloc(g->arena, n * sizeof *x->items) : NULL;
+    if (n && x->items == NULL)
+        return 0;
+    for (i = 0; i < n; i++) {
+        aps_json_member *m = &x->items[i];
+        memset(m, 0, sizeof *m);
+        if (t->u.st.extras_key != NULL) {
+            if (!fill_cbor(g, t->u.st.extras_key, &m->cbor_key, depth))
+                return 0;
+            if (aps_cbor_raw_text(m->cbor_key, &m->key))
+                m->cbor_key.ptr = NULL, m->cbor_key.len = 0;
+        } else {
+            char *k = aps_arena_alloc(g->arena, 24);
+            if (k == NULL)
+                return 0;
+            m->key.len = (size_t)snprintf(k, 24, "x%zu", i);
+            m->key.ptr = k;
+        }
+        if (t->u.st.extras_type != NULL) {
+            if (!fill_cbor(g, t->u.st.extras_type, &m->cbor_value, depth))
+                return 0;
+        } else {
+            m->value.ptr = "[1,\"x\"]";
+            m->value.len = 7;
+        }
+    }
+    return 1;
+}
+
 static int fill(rnd *g, const aps_type *t, void *out, unsigned depth)
 {
     static const char *const anys[] = { "1", "\"x\"", "null", "[true,2.5]", "{\"k\":-3}" };
@@ -287,9 +349,10 @@ static int fill(rnd *g, const aps_type *t, void *out, unsigned depth)
     }
     case APS_K_STRUCT: {
         char *base = (char *)out;
-        if (t->u.st.extras_min > 0)
-            return 0; /* a counted tail: left to the written instances */
         if (!fill_fields(g, t->u.st.fields, t->u.st.nfields, base, depth))
+            return 0;
+        if (t->u.st.open && (t->u.st.extras_key != NULL || t->u.st.extras_min > 0) &&
+            !fill_tail(g, t, AT(base, t->u.st.extras_offset, aps_json_members), depth))
             return 0;
         if (t->u.st.variants != NULL) {
             const aps_type *vt = t->u.st.variants;

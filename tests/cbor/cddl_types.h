@@ -8,6 +8,7 @@
 #define CBOR_CDDL_TYPES_H
 
 #include "cose.h"
+#include "mapbstr.h"
 #include "optional.h"
 #include "pos.h"
 #include "pet.h"
@@ -18,6 +19,7 @@
 #include "suit12.h"
 #include "suit20.h"
 #include "suit9.h"
+#include "yaml.h"
 
 static const struct cddl_type {
     const char *name;
@@ -52,6 +54,8 @@ static const struct cddl_type {
     { "Pet", &pet_pet_type },
     { "MultiList", &serialenc_multi_list_type },
     { "List", &serialenc_list_type },
+    { "map", &mapbstr_map_type },
+    { "Yaml_compatibility_example", &yaml_yaml_compatibility_example_type },
     { "SUIT_Envelope", &suit9_suit_envelope_type },
     { "SUIT_Manifest", &suit9_suit_manifest_type },
     { "SUIT_Command_Sequence", &suit9_suit_command_sequence_type },

@@ -230,6 +230,116 @@ static void test_errors(void)
     aps_arena_deinit(&arena);
 }
 
+/* The CBOR of hex into buf: its length. */
+static size_t unhex(const char *hex, uint8_t *buf, size_t cap)
+{
+    size_t n = 0;
+    while (hex[0] && hex[1] && n < cap) {
+        unsigned v;
+        sscanf(hex, "%2x", &v);
+        buf[n++] = (uint8_t)v;
+        hex += 2;
+    }
+    return n;
+}
+
+/* Encodes v to CBOR (deterministic or not): the status, and the bytes' hex in out. */
+static aps_status cbor_out(const aps_type *t, const void *v, bool det, char *out, size_t cap)
+{
+    aps_cbor_writer w;
+    aps_cbor_writer_options o;
+    aps_status st;
+    size_t i;
+    memset(&o, 0, sizeof o);
+    o.deterministic = det;
+    aps_cbor_writer_init(&w, &o);
+    st = aps_schema_encode_cbor(t, v, &w, NULL, NULL);
+    if (st == APS_OK)
+        st = aps_cbor_writer_finish(&w, NULL);
+    out[0] = '\0';
+    for (i = 0; st == APS_OK && i < aps_cbor_writer_len(&w) && 2 * i + 2 < cap; i++)
+        sprintf(out + 2 * i, "%02x", aps_cbor_writer_data(&w)[i]);
+    aps_cbor_writer_deinit(&w);
+    return st;
+}
+
+/*
+ * Unknown members decoded from CBOR keep their bytes (issue 44): a value
+ * with no JSON form is kept (JSON refuses it), values come back byte for
+ * byte, a deterministic writer sorts what it must rewrite, and a value
+ * built in C with a CBOR key is checked and written.
+ */
+static void test_kept_members(void)
+{
+    aps_arena arena;
+    ap_unsubscribe_params_t p;
+    aps_error err = APS_ERROR_INIT;
+    aps_json_writer jw;
+    aps_json_member m;
+    uint8_t buf[128];
+    char hex[256];
+    size_t n;
+    aps_arena_init(&arena, NULL);
+    aps_json_writer_init(&jw, NULL);
+
+    /* {"subscriptionId": "s", "x": h'0102'}: kept, the same bytes out; JSON has no byte strings */
+    n = unhex("a26e737562736372697074696f6e49646173617842" "0102", buf, sizeof buf);
+    CHECK_INT(aps_schema_decode_cbor(&ap_unsubscribe_params_type, buf, n, &arena, &p, NULL, &err), APS_OK);
+    CHECK(p.extras.count == 1 && p.extras.items[0].value.ptr == NULL && p.extras.items[0].cbor_value.len == 3);
+    CHECK_INT(cbor_out(&ap_unsubscribe_params_type, &p, false, hex, sizeof hex), APS_OK);
+    CHECK_STR(hex, "a26e737562736372697074696f6e496461736178420102");
+    CHECK_INT(aps_schema_encode(&ap_unsubscribe_params_type, &p, &jw, NULL, &err), APS_E_TYPE);
+
+    /* {"subscriptionId": "s", "x": {"b": 1, "a": 2.5}}: as written; a deterministic writer sorts it (from its JSON) */
+    n = unhex("a26e737562736372697074696f6e4964617361" "78a2616201616" "1f94100", buf, sizeof buf);
+    CHECK_INT(aps_schema_decode_cbor(&ap_unsubscribe_params_type, buf, n, &arena, &p, NULL, &err), APS_OK);
+    CHECK_INT(cbor_out(&ap_unsubscribe_params_type, &p, false, hex, sizeof hex), APS_OK);
+    CHECK_STR(hex, "a26e737562736372697074696f6e496461736178a261620161" "61f94100");
+    CHECK_INT(cbor_out(&ap_unsubscribe_params_type, &p, true, hex, sizeof hex), APS_OK);
+    CHECK_STR(hex, "a26178a26161f94100616201" "6e737562736372697074696f6e49646173");
+    aps_json_writer_reset(&jw);
+    CHECK_INT(aps_schema_encode(&ap_unsubscribe_params_type, &p, &jw, NULL, &err), APS_OK);
+
+    /* a byte string that is not deterministic (a two-byte head), with no JSON: a deterministic writer refuses */
+    n = unhex("a26e737562736372697074696f6e4964617361" "7858020102", buf, sizeof buf);
+    CHECK_INT(aps_schema_decode_cbor(&ap_unsubscribe_params_type, buf, n, &arena, &p, NULL, &err), APS_OK);
+    CHECK_INT(cbor_out(&ap_unsubscribe_params_type, &p, false, hex, sizeof hex), APS_OK);
+    CHECK_STR(hex, "a26e737562736372697074696f6e4964617361" "7858020102");
+    CHECK_INT(cbor_out(&ap_unsubscribe_params_type, &p, true, hex, sizeof hex), APS_E_TYPE);
+
+    /* no key type in this schema: an integer key is still refused where names are text */
+    n = unhex("a26e737562736372697074696f6e49646173" "2001", buf, sizeof buf);
+    CHECK_INT(aps_schema_decode_cbor(&ap_unsubscribe_params_type, buf, n, &arena, &p, NULL, &err), APS_E_TYPE);
+    CHECK(strstr(err.message, "expected a text string as the member name") != NULL);
+
+    /* built in C: an integer CBOR key -1 is "-1" in JSON; a byte-string key has no JSON name; malformed bytes fail */
+    memset(&p, 0, sizeof p);
+    memset(&m, 0, sizeof m);
+    p.subscription_id.ptr = "s";
+    p.subscription_id.len = 1;
+    p.extras.items = &m;
+    p.extras.count = 1;
+    m.cbor_key.ptr = (const uint8_t *)"\x20";
+    m.cbor_key.len = 1;
+    m.value.ptr = "[1]";
+    m.value.len = 3;
+    CHECK_INT(ap_unsubscribe_params_validate(&p, true, &err), APS_OK);
+    aps_json_writer_reset(&jw);
+    CHECK_INT(aps_schema_encode(&ap_unsubscribe_params_type, &p, &jw, NULL, &err), APS_OK);
+    CHECK_INT(aps_json_writer_finish(&jw, NULL), APS_OK);
+    CHECK(aps_json_writer_len(&jw) == 31 && memcmp(aps_json_writer_data(&jw), "{\"subscriptionId\":\"s\",\"-1\":[1]}", 31) == 0);
+    CHECK_INT(cbor_out(&ap_unsubscribe_params_type, &p, false, hex, sizeof hex), APS_OK);
+    CHECK_STR(hex, "a26e737562736372697074696f6e49646173" "208101");
+    m.cbor_key.ptr = (const uint8_t *)"\x41\x01";
+    m.cbor_key.len = 2;
+    aps_json_writer_reset(&jw);
+    CHECK_INT(aps_schema_encode(&ap_unsubscribe_params_type, &p, &jw, NULL, &err), APS_E_TYPE);
+    m.cbor_key.len = 1; /* h'01' cut short */
+    CHECK_INT(ap_unsubscribe_params_validate(&p, true, &err), APS_E_SYNTAX);
+    aps_json_writer_deinit(&jw);
+    aps_arena_deinit(&arena);
+}
+
 /* --to-cbor and --to-json: one record per line or item; a failing one is named on stderr, exit 1. */
 static int convert(const char *mode, const char *rule)
 {
@@ -309,6 +419,7 @@ int main(int argc, char **argv)
     n = corpus(argv[1]);
     CHECK(n > 100);
     test_errors();
+    test_kept_members();
     printf("%d corpus messages through CBOR\n", n);
     return test_report();
 }

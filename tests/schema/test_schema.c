@@ -1278,6 +1278,7 @@ static void test_validate_paths(void)
 
     /* Metadata: floats in a typed tail, enum kinds out of range. */
     memset(&meta, 0, sizeof meta);
+    memset(&extra, 0, sizeof extra);
     extra.key.ptr = "temperature";
     extra.key.len = 11;
     extra.value.ptr = "\"hot\"";

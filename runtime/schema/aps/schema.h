@@ -48,10 +48,19 @@ typedef struct aps_array {
     size_t count;
 } aps_array;
 
-/* One member of an open map that the schema does not name, kept as raw JSON. */
+/*
+ * One member of an open map that the schema does not name, kept as raw JSON.
+ * Decoded from CBOR it also keeps its CBOR bytes, so a key or value JSON has
+ * no form for (COSE's `-2 => h'...'`) comes back byte for byte.
+ */
 typedef struct aps_json_member {
-    aps_slice key;       /* unescaped name */
-    aps_json_raw value;
+    aps_slice key;       /* unescaped name; a CBOR integer key's decimal text; empty for other non-text keys */
+    aps_json_raw value;  /* empty when the value has no JSON form (a CBOR byte string, a tag) */
+    aps_cbor_raw cbor_key;   /* the key as written in CBOR when it is no text string (`-1`, h'01',
+                                ["a"]); NULL: the key is the text `key`. In JSON an integer key is
+                                its decimal text (RFC 8949 6.1); any other has no JSON form */
+    aps_cbor_raw cbor_value; /* the value as written in CBOR, written back as is; NULL: `value`
+                                converted (decoded from JSON, or built in C) */
 } aps_json_member;
 
 /* The unknown members of an open map (`* text => any`), in input order. */
@@ -228,6 +237,10 @@ struct aps_type {
             bool group;                  /* APS_K_TUPLE: a group inside a positional array
                                             (`? (uint, bstr)`): its entries take elements of
                                             the enclosing array, it has no array of its own */
+            const aps_type *extras_key;  /* CBOR: the type of the tail's keys when they may be other
+                                            than text (`* label => values`, label = int / tstr;
+                                            `[tstr] => T`): each key is decoded as it to be
+                                            checked. NULL: text keys only */
         } st;
         struct {
             const aps_type *elem;
@@ -375,9 +388,10 @@ APS_NODISCARD aps_status aps_schema_decode_as(const aps_type *type, size_t alt, 
 /*
  * Writes `value` as compact JSON. Members are written in schema order (a
  * variant's after its envelope's own), then the unknown members an open map
- * kept; a union or envelope of unknown kind (0) is written as the raw JSON it
- * was decoded from. `options` and `err` may be NULL (schema spelling,
- * checked).
+ * kept (one kept from CBOR with an integer key named by its decimal text;
+ * with another non-text key, or a value of no JSON form, APS_E_TYPE); a
+ * union or envelope of unknown kind (0) is written as the raw JSON it was
+ * decoded from. `options` and `err` may be NULL (schema spelling, checked).
  *
  * Unless options->trusted, the value is first checked as aps_schema_validate
  * checks it (tolerant of unknown variants): raw `any` values and unknown
@@ -407,12 +421,15 @@ APS_NODISCARD aps_status aps_schema_encode(const aps_type *type, const void *val
  * decodes JSON: the same descriptors, checks, key spellings and options,
  * the CBOR reader's checks of the bytes (aps/cbor.h: well-formed, UTF-8,
  * no duplicate map keys), errors located by byte offset and the path of
- * the item. Member names are text strings. A number is read from an
+ * the item. Member names are text strings, but for integer keys (`1 => T`)
+ * and a tail with a key type (u.st.extras_key). A number is read from an
  * integer or a float of any width (`float` and `number` share the C
  * double). What the C types keep as JSON text is converted to JSON: `any`
  * values, unknown members of open maps, the whole value of an unknown
  * variant (known variants leave the union's raw JSON empty); such an item
- * with no JSON form (a byte string, a tag, undefined, NaN) is APS_E_TYPE.
+ * with no JSON form (a byte string, a tag, undefined, NaN) is APS_E_TYPE,
+ * except as an unknown member, which also keeps its CBOR bytes (key and
+ * value, as written) and so needs no JSON form.
  * Strings written in one piece are borrowed from the input unless
  * options->copy_strings. Not for JSON-only runs: the fast path and the
  * generated decoders are JSON's; this is the table-driven engine.
@@ -425,10 +442,12 @@ APS_NODISCARD aps_status aps_schema_decode_cbor(const aps_type *type, const void
  * Writes `value` as one CBOR item in preferred serialization (definite
  * lengths, shortest heads, floats in the narrowest exact width), as
  * aps_schema_encode writes JSON: members in schema order, then the unknown
- * members an open map kept; `any` values and raw JSON (an unknown
- * variant's) converted from their JSON text (aps_json_to_cbor). The same
- * check first unless options->trusted, the same key spellings. A
- * deterministic writer sorts the maps. Returns the writer's status or the
+ * members an open map kept (those kept from CBOR as their bytes); `any`
+ * values and raw JSON (an unknown variant's) converted from their JSON
+ * text (aps_json_to_cbor). The same check first unless options->trusted,
+ * the same key spellings. A deterministic writer sorts the maps, and takes
+ * kept bytes only when they are deterministic already (else the JSON text
+ * is converted; with none, APS_E_TYPE). Returns the writer's status or the
  * check's; a failure part way is left in the writer.
  */
 APS_NODISCARD aps_status aps_schema_encode_cbor(const aps_type *type, const void *value,
@@ -442,8 +461,9 @@ APS_NODISCARD aps_status aps_schema_encode_cbor(const aps_type *type, const void
  * error), valid UTF-8 in every string, `any` values that are one valid JSON
  * text, unknown members whose names do not clash with the named ones.
  * `err` gets the JSON Pointer of the first failing member (offset SIZE_MAX).
- * Allocates nothing, except that `any` values over 4 KB and unknown members
- * checked against a typed tail (`* text => T`) may use the heap briefly.
+ * Allocates nothing, except that `any` values over 4 KB, unknown members
+ * checked against a typed tail (`* text => T`) and unknown members kept as
+ * CBOR (checked to be well-formed) may use the heap briefly.
  */
 APS_NODISCARD aps_status aps_schema_validate(const aps_type *type, const void *value, bool strict,
                                              aps_error *err);

@@ -2000,7 +2000,7 @@ static int may_accept_every(lower *L, const ir_type *a);
  * elements, a group written in place its own entries, and a choice of
  * groups (`[+ (SUIT_Condition // SUIT_Directive)]`) a union whose
  * alternatives take the elements in place. The runtime matches the entries
- * as zcbor does (docs/cbor.md, "Positional arrays").
+ * with backtracking (docs/cbor.md, "Positional arrays").
  */
 static void tuple_entries(lower *L, ir_type *node, const ast_grpchoice *ch, const lower_env *env, int depth);
 static void name_alternatives(lower *L, ir_type *node);

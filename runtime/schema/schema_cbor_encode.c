@@ -244,7 +244,8 @@ static aps_status put_element(cbor_ectx *c, const aps_type *t, const char *v)
     } else if (t->kind == APS_K_ARRAY) {
         const aps_array *a = (const aps_array *)(const void *)v;
         for (i = 0; i < a->count && st == APS_OK; i++)
-            st = put_element(c, t->u.arr.elem, (const char *)a->items + i * t->u.arr.elem->size);
+            st = put_element(c, t->u.arr.elem,
+                             t->u.arr.elem->size != 0 ? (const char *)a->items + i * t->u.arr.elem->size : NULL);
     } else {
         int kind = *APS_CAT(v, t->u.un.kind_offset, int);
         st = kind < 1 || (size_t)kind > t->u.un.nalts

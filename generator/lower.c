@@ -2908,10 +2908,12 @@ static ir_type *either(lower *L, ir_type *node, const char *what, ir_type *a, ir
  * and its values the choice of both values. Which key goes with which
  * value is not checked: a -Wloose warning says so.
  */
-static void merge_tail(lower *L, ir_type *node, const ast_entry *e, ir_type *key, ir_type *value, uint64_t lo,
+static void merge_tail(lower *L, ir_type *node, const ast_entry *e, const lower_env *env, ir_type *key, uint64_t lo,
                        uint64_t hi)
 {
     ir_type *old_key = node->extras_key != NULL ? node->extras_key : &L->prim[P_TEXT];
+    ir_type *value = lower_type(L, e->type, cddl_fmt(L->ctx, "%s_extra2", node->c_name),
+                                cddl_fmt(L->ctx, "%s.*2", node->rule), env);
     diag_report(L->diag, DIAG_WARNING, DIAG_W_LOOSE, e->loc,
                 "a second tail of computed keys read with the first as one (keys of either type, values of "
                 "either type): which key takes which value is not checked");
@@ -2929,11 +2931,9 @@ static void cbor_tail(lower *L, ir_type *node, const ast_entry *e, const lower_e
     if (hi == 0)
         return; /* `0*0 int => T`: no such member */
     if (node->open) { /* one aps_json_members, one key type */
-        merge_tail(L, node, e,
+        merge_tail(L, node, e, env,
                    lower_type(L, e->key, cddl_fmt(L->ctx, "%s_key2", node->c_name),
                               cddl_fmt(L->ctx, "%s.key2", node->rule), env),
-                   lower_type(L, e->type, cddl_fmt(L->ctx, "%s_extra2", node->c_name),
-                              cddl_fmt(L->ctx, "%s.*2", node->rule), env),
                    lo, hi);
         return;
     }
@@ -2997,10 +2997,7 @@ static void computed_key(lower *L, ir_type *node, const ast_entry *e, const lowe
     if (hi == 0)
         return; /* `0*0 tstr => T`: no such member */
     if (node->extras_key != NULL) { /* --cbor: a text tail beside one of other keys */
-        merge_tail(L, node, e, &L->prim[P_TEXT],
-                   lower_type(L, e->type, cddl_fmt(L->ctx, "%s_extra2", node->c_name),
-                              cddl_fmt(L->ctx, "%s.*2", node->rule), env),
-                   lo, hi);
+        merge_tail(L, node, e, env, &L->prim[P_TEXT], lo, hi);
         return;
     }
     node->open = true;

@@ -466,23 +466,13 @@ static size_t find_field(const aps_field *f, size_t n, aps_slice k, aps_key_case
     size_t i;
     for (i = 0; i < n; i++) {
         if (f[i].cbor_key != NULL)
-            continue; /* its key is no text: matched by its bytes (find_keyed) */
+            continue; /* its key is no text: matched by its bytes (aps_schema_priv_find_keyed) */
         if (kc != APS_CASE_SNAKE && f[i].key_len == k.len && memcmp(f[i].key, k.ptr, k.len) == 0)
             return i;
         if (kc != APS_CASE_SCHEMA && f[i].snake != NULL && f[i].snake_len == k.len &&
             memcmp(f[i].snake, k.ptr, k.len) == 0)
             return i;
     }
-    return SIZE_MAX;
-}
-
-/* The field of f[0..n) whose CBOR key (not a text: `1 => T`) is the canonical key `k`; SIZE_MAX when none is. */
-static size_t find_keyed(const aps_field *f, size_t n, aps_cbor_raw k)
-{
-    size_t i;
-    for (i = 0; i < n; i++)
-        if (f[i].cbor_key != NULL && f[i].cbor_key_len == k.len && memcmp(f[i].cbor_key, k.ptr, k.len) == 0)
-            return i;
     return SIZE_MAX;
 }
 
@@ -839,9 +829,9 @@ static aps_status struct_body(cbor_dctx *c, const aps_type *t, char *base, size_
         if ((st = aps_cbor_next_entry(c->r, &rkey, &more, c->err)) != APS_OK || !more)
             break;
         if (!aps_cbor_raw_text(rkey, &key)) {
-            if ((i = find_keyed(pf, np, rkey)) != SIZE_MAX) {
+            if ((i = aps_schema_priv_find_keyed(pf, np, rkey)) != SIZE_MAX) {
                 f = &pf[i];
-            } else if (na != 0 && (i = find_keyed(af, na, rkey)) != SIZE_MAX) {
+            } else if (na != 0 && (i = aps_schema_priv_find_keyed(af, na, rkey)) != SIZE_MAX) {
                 f = &af[i];
                 fbase = abase;
                 i += np;

@@ -8,6 +8,8 @@
 #include "aps/schema.h"
 
 #include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
 
 #if defined(__GNUC__) || defined(__clang__)
 #define APS_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -97,6 +99,16 @@ static inline bool aps_schema_priv_text_is(const aps_literal *lit, const char *s
  * A value that does not can never decode as t: choices skip such alternatives.
  */
 APS_INTERNAL bool aps_schema_priv_kind_fits(const aps_type *t, aps_json_kind jk, bool is_int, int depth);
+
+/* The field of f[0..n) whose CBOR key (not a text: `1 => T`) is the key bytes `k`; SIZE_MAX when none is. */
+static inline size_t aps_schema_priv_find_keyed(const aps_field *f, size_t n, aps_cbor_raw k)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (f[i].cbor_key != NULL && f[i].cbor_key_len == k.len && memcmp(f[i].cbor_key, k.ptr, k.len) == 0)
+            return i;
+    return SIZE_MAX;
+}
 
 /* Inside a positional array: a group (APS_K_TUPLE with u.st.group), a repeated entry (an
  * APS_K_ARRAY with u.arr.spread) or a choice of groups (APS_U_GROUPS), whose elements are the

@@ -320,43 +320,11 @@ static bool names_field(const aps_field *f, size_t n, const aps_slice *key)
     return false;
 }
 
-/* Checks a value of the typed tail `* text => T` by decoding its raw JSON. */
-static aps_status check_extra_type(vctx *v, const aps_type *xt, const aps_json_raw *raw)
-{
-    union {
-        char bytes[2048];
-        double align;
-    } scratch;
-    aps_arena_options ao;
-    aps_arena arena;
-    aps_error e = APS_ERROR_INIT;
-    aps_status st;
-    void *out;
-    memset(&ao, 0, sizeof ao);
-    ao.initial = scratch.bytes;
-    ao.initial_size = sizeof scratch.bytes;
-    aps_arena_init(&arena, &ao);
-    out = aps_arena_alloc(&arena, xt->size);
-    st = out == NULL ? APS_E_NOMEM
-                     : aps_schema_decode(xt, raw->ptr, raw->len, &arena, out, NULL, &e);
-    aps_arena_deinit(&arena);
-    if (st != APS_OK)
-        return validate_fail(v, st, "%s", e.message[0] != '\0' ? e.message : aps_status_str(st));
-    return APS_OK;
-}
-
-/* Is the CBOR key `k` (no text) the key of a member of f[0..n)? */
-static bool keys_field(const aps_field *f, size_t n, aps_cbor_raw k)
-{
-    size_t i;
-    for (i = 0; i < n; i++)
-        if (f[i].cbor_key != NULL && f[i].cbor_key_len == k.len && memcmp(f[i].cbor_key, k.ptr, k.len) == 0)
-            return true;
-    return false;
-}
-
-/* Checks a value of the typed tail `* text => T` by decoding the CBOR it was decoded from. */
-static aps_status check_extra_cbor(vctx *v, const aps_type *xt, aps_cbor_raw raw)
+/*
+ * Checks a value of the typed tail `* text => T` by decoding it into
+ * scratch space: its raw JSON, or (`cbor`) the CBOR it was decoded from.
+ */
+static aps_status check_extra_value(vctx *v, const aps_type *xt, const void *data, size_t len, bool cbor)
 {
     union {
         char bytes[2048];
@@ -372,12 +340,15 @@ static aps_status check_extra_cbor(vctx *v, const aps_type *xt, aps_cbor_raw raw
     ao.initial_size = sizeof scratch.bytes;
     aps_arena_init(&arena, &ao);
     out = aps_arena_alloc(&arena, xt->size != 0 ? xt->size : 1);
-    st = out == NULL ? APS_E_NOMEM : aps_schema_decode_cbor(xt, raw.ptr, raw.len, &arena, out, NULL, &e);
+    st = out == NULL ? APS_E_NOMEM
+         : cbor      ? aps_schema_decode_cbor(xt, data, len, &arena, out, NULL, &e)
+                     : aps_schema_decode(xt, (const char *)data, len, &arena, out, NULL, &e);
     aps_arena_deinit(&arena);
     if (st != APS_OK)
         return validate_fail(v, st, "%s", e.message[0] != '\0' ? e.message : aps_status_str(st));
     return APS_OK;
 }
+
 
 /*
  * An unknown member kept from CBOR: its key (when no text) and value are
@@ -391,20 +362,24 @@ static aps_status check_cbor_extra(vctx *v, const aps_type *t, const aps_type *a
     if (m->cbor_key.ptr != NULL) {
         if (aps_cbor_validate(m->cbor_key.ptr, m->cbor_key.len, NULL, NULL) != APS_OK)
             return validate_fail(v, APS_E_SYNTAX, "the CBOR key of an unknown member is no well-formed item");
-        if (keys_field(t->u.st.fields, t->u.st.nfields, m->cbor_key) ||
-            (alt != NULL && keys_field(alt->u.st.fields, alt->u.st.nfields, m->cbor_key)))
+        if (aps_schema_priv_find_keyed(t->u.st.fields, t->u.st.nfields, m->cbor_key) != SIZE_MAX ||
+            (alt != NULL && aps_schema_priv_find_keyed(alt->u.st.fields, alt->u.st.nfields, m->cbor_key) != SIZE_MAX))
             return validate_fail(v, APS_E_DUPLICATE, "unknown member with the key of a named one");
     }
     if (m->cbor_value.ptr == NULL) { /* a JSON value: checked as any other's */
         if ((st = check_raw(v, &m->value)) != APS_OK)
             return st;
-        return t->u.st.extras_type != NULL ? check_extra_type(v, t->u.st.extras_type, &m->value) : APS_OK;
+        return t->u.st.extras_type != NULL
+                   ? check_extra_value(v, t->u.st.extras_type, m->value.ptr, m->value.len, false)
+                   : APS_OK;
     }
     if (aps_cbor_validate(m->cbor_value.ptr, m->cbor_value.len, NULL, NULL) != APS_OK)
         return validate_fail(v, APS_E_SYNTAX, "the CBOR value of an unknown member is no well-formed item");
     if (m->value.ptr != NULL && m->value.len != 0 && (st = check_raw(v, &m->value)) != APS_OK)
         return st;
-    return t->u.st.extras_type != NULL ? check_extra_cbor(v, t->u.st.extras_type, m->cbor_value) : APS_OK;
+    return t->u.st.extras_type != NULL
+               ? check_extra_value(v, t->u.st.extras_type, m->cbor_value.ptr, m->cbor_value.len, true)
+               : APS_OK;
 }
 
 /* The unknown members of an open struct (`alt`: its variant's struct, or NULL). */
@@ -425,7 +400,7 @@ static APS_NOINLINE aps_status check_extras(vctx *v, const aps_type *t, const ap
         else if (m->cbor_key.ptr != NULL || m->cbor_value.ptr != NULL)
             st = check_cbor_extra(v, t, alt, m);
         else if ((st = check_raw(v, &m->value)) == APS_OK && t->u.st.extras_type != NULL)
-            st = check_extra_type(v, t->u.st.extras_type, &m->value);
+            st = check_extra_value(v, t->u.st.extras_type, m->value.ptr, m->value.len, false);
         if (st != APS_OK)
             return step(v, st, m->key.ptr, m->key.len);
     }
